@@ -1,0 +1,47 @@
+// Helpers for the C API shims.  Every MPI function is written as
+//
+//   extern "C" int PMPI_Send(...) {
+//     return gridmpi::core::api_call(comm, "MPI_Send", [&] { ... });
+//   }
+//   GRIDMPI_WEAK(Send)
+//
+// so that no exception escapes into C, errors go to the communicator's error
+// handler, and MPI_Send is a weak alias of PMPI_Send (the profiling interface).
+#pragma once
+#include <mpi.h>
+
+#include <new>
+
+#include "core/error.hpp"
+
+#define GRIDMPI_PRAGMA(x) _Pragma(#x)
+#define GRIDMPI_WEAK(name) GRIDMPI_PRAGMA(weak MPI_##name = PMPI_##name)
+
+namespace gridmpi::core {
+
+// Called with the error class and message; runs the error handler attached
+// to comm (MPI_COMM_WORLD's when comm is not a valid communicator), which
+// for MPI_ERRORS_ARE_FATAL prints "function: message" and aborts the job.
+// Returns the error code to give back to the caller.
+int handle_error(MPI_Comm comm, int error_class, const char* function, const char* message) noexcept;
+
+// Throws MpiError(MPI_ERR_OTHER) unless MPI is initialized and not finalized.
+void require_initialized(const char* function);
+
+template <class Body>
+int api_call(MPI_Comm comm, const char* function, Body&& body) noexcept {
+  try {
+    body();
+    return MPI_SUCCESS;
+  } catch (const MpiError& e) {
+    return handle_error(comm, e.error_class(), function, e.what());
+  } catch (const std::bad_alloc&) {
+    return handle_error(comm, MPI_ERR_NO_MEM, function, "out of memory");
+  } catch (const std::exception& e) {
+    return handle_error(comm, MPI_ERR_INTERN, function, e.what());
+  } catch (...) {
+    return handle_error(comm, MPI_ERR_INTERN, function, "unknown internal error");
+  }
+}
+
+}  // namespace gridmpi::core

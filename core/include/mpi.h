@@ -1,0 +1,614 @@
+/* gridmpi — the MPI C interface (MPI-3.1 names and semantics).
+ *
+ * Handles are plain ints (as in MPICH) so that they are compile-time
+ * constants, cheap to pass to Fortran and trivially convertible with the
+ * *_c2f / *_f2c functions.  Every function is declared twice: MPI_xxx (a weak
+ * alias) and PMPI_xxx (the real entry point) for profiling tools.
+ */
+#ifndef GRIDMPI_MPI_H
+#define GRIDMPI_MPI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MPI_VERSION 3
+#define MPI_SUBVERSION 1
+#define GRIDMPI 1
+#define GRIDMPI_VERSION_STRING "0.1.0"
+
+/* ---- handle types ---------------------------------------------------- */
+typedef int MPI_Comm;
+typedef int MPI_Group;
+typedef int MPI_Datatype;
+typedef int MPI_Op;
+typedef int MPI_Request;
+typedef int MPI_Errhandler;
+typedef int MPI_Info;
+typedef int MPI_Win;
+typedef int MPI_File;
+typedef int MPI_Message;
+typedef long MPI_Aint;
+typedef long long MPI_Offset;
+typedef long long MPI_Count;
+typedef int MPI_Fint;
+
+typedef struct MPI_Status {
+    int MPI_SOURCE;
+    int MPI_TAG;
+    int MPI_ERROR;
+    /* private: bytes received and the cancelled flag */
+    int gridmpi_cancelled;
+    long long gridmpi_count;
+} MPI_Status;
+
+/* ---- null handles and predefined communicators ----------------------- */
+#define MPI_COMM_NULL ((MPI_Comm)0)
+#define MPI_COMM_WORLD ((MPI_Comm)1)
+#define MPI_COMM_SELF ((MPI_Comm)2)
+#define MPI_GROUP_NULL ((MPI_Group)0)
+#define MPI_GROUP_EMPTY ((MPI_Group)1)
+#define MPI_DATATYPE_NULL ((MPI_Datatype)0)
+#define MPI_OP_NULL ((MPI_Op)0)
+#define MPI_REQUEST_NULL ((MPI_Request)0)
+#define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0)
+#define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)1)
+#define MPI_ERRORS_RETURN ((MPI_Errhandler)2)
+#define MPI_INFO_NULL ((MPI_Info)0)
+#define MPI_INFO_ENV ((MPI_Info)1)
+#define MPI_WIN_NULL ((MPI_Win)0)
+#define MPI_FILE_NULL ((MPI_File)0)
+#define MPI_MESSAGE_NULL ((MPI_Message)0)
+#define MPI_MESSAGE_NO_PROC ((MPI_Message)1)
+
+/* ---- predefined datatypes (numbering is part of the ABI; see
+ *      core/datatype_predefined.cpp, which must list them in this order) -- */
+#define MPI_CHAR ((MPI_Datatype)1)
+#define MPI_SIGNED_CHAR ((MPI_Datatype)2)
+#define MPI_UNSIGNED_CHAR ((MPI_Datatype)3)
+#define MPI_BYTE ((MPI_Datatype)4)
+#define MPI_WCHAR ((MPI_Datatype)5)
+#define MPI_SHORT ((MPI_Datatype)6)
+#define MPI_UNSIGNED_SHORT ((MPI_Datatype)7)
+#define MPI_INT ((MPI_Datatype)8)
+#define MPI_UNSIGNED ((MPI_Datatype)9)
+#define MPI_LONG ((MPI_Datatype)10)
+#define MPI_UNSIGNED_LONG ((MPI_Datatype)11)
+#define MPI_LONG_LONG_INT ((MPI_Datatype)12)
+#define MPI_LONG_LONG MPI_LONG_LONG_INT
+#define MPI_UNSIGNED_LONG_LONG ((MPI_Datatype)13)
+#define MPI_FLOAT ((MPI_Datatype)14)
+#define MPI_DOUBLE ((MPI_Datatype)15)
+#define MPI_LONG_DOUBLE ((MPI_Datatype)16)
+#define MPI_C_BOOL ((MPI_Datatype)17)
+#define MPI_INT8_T ((MPI_Datatype)18)
+#define MPI_INT16_T ((MPI_Datatype)19)
+#define MPI_INT32_T ((MPI_Datatype)20)
+#define MPI_INT64_T ((MPI_Datatype)21)
+#define MPI_UINT8_T ((MPI_Datatype)22)
+#define MPI_UINT16_T ((MPI_Datatype)23)
+#define MPI_UINT32_T ((MPI_Datatype)24)
+#define MPI_UINT64_T ((MPI_Datatype)25)
+#define MPI_C_COMPLEX ((MPI_Datatype)26)
+#define MPI_C_FLOAT_COMPLEX MPI_C_COMPLEX
+#define MPI_C_DOUBLE_COMPLEX ((MPI_Datatype)27)
+#define MPI_C_LONG_DOUBLE_COMPLEX ((MPI_Datatype)28)
+#define MPI_AINT ((MPI_Datatype)29)
+#define MPI_OFFSET ((MPI_Datatype)30)
+#define MPI_COUNT ((MPI_Datatype)31)
+#define MPI_PACKED ((MPI_Datatype)32)
+#define MPI_UB ((MPI_Datatype)33)
+#define MPI_LB ((MPI_Datatype)34)
+/* pair types for MINLOC / MAXLOC */
+#define MPI_FLOAT_INT ((MPI_Datatype)35)
+#define MPI_DOUBLE_INT ((MPI_Datatype)36)
+#define MPI_LONG_INT ((MPI_Datatype)37)
+#define MPI_2INT ((MPI_Datatype)38)
+#define MPI_SHORT_INT ((MPI_Datatype)39)
+#define MPI_LONG_DOUBLE_INT ((MPI_Datatype)40)
+/* Fortran types, usable from C */
+#define MPI_CHARACTER ((MPI_Datatype)41)
+#define MPI_LOGICAL ((MPI_Datatype)42)
+#define MPI_INTEGER ((MPI_Datatype)43)
+#define MPI_REAL ((MPI_Datatype)44)
+#define MPI_DOUBLE_PRECISION ((MPI_Datatype)45)
+#define MPI_COMPLEX ((MPI_Datatype)46)
+#define MPI_DOUBLE_COMPLEX ((MPI_Datatype)47)
+#define MPI_2REAL ((MPI_Datatype)48)
+#define MPI_2DOUBLE_PRECISION ((MPI_Datatype)49)
+#define MPI_2INTEGER ((MPI_Datatype)50)
+#define MPI_INTEGER1 ((MPI_Datatype)51)
+#define MPI_INTEGER2 ((MPI_Datatype)52)
+#define MPI_INTEGER4 ((MPI_Datatype)53)
+#define MPI_INTEGER8 ((MPI_Datatype)54)
+#define MPI_REAL4 ((MPI_Datatype)55)
+#define MPI_REAL8 ((MPI_Datatype)56)
+#define MPI_REAL16 ((MPI_Datatype)57)
+#define MPI_COMPLEX8 ((MPI_Datatype)58)
+#define MPI_COMPLEX16 ((MPI_Datatype)59)
+#define MPI_COMPLEX32 ((MPI_Datatype)60)
+/* C++ types, usable from C */
+#define MPI_CXX_BOOL ((MPI_Datatype)61)
+#define MPI_CXX_FLOAT_COMPLEX ((MPI_Datatype)62)
+#define MPI_CXX_DOUBLE_COMPLEX ((MPI_Datatype)63)
+#define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)64)
+#define GRIDMPI_PREDEFINED_DATATYPE_COUNT 65 /* handles below this are predefined */
+
+/* ---- predefined reduction operations ---------------------------------- */
+#define MPI_MAX ((MPI_Op)1)
+#define MPI_MIN ((MPI_Op)2)
+#define MPI_SUM ((MPI_Op)3)
+#define MPI_PROD ((MPI_Op)4)
+#define MPI_LAND ((MPI_Op)5)
+#define MPI_BAND ((MPI_Op)6)
+#define MPI_LOR ((MPI_Op)7)
+#define MPI_BOR ((MPI_Op)8)
+#define MPI_LXOR ((MPI_Op)9)
+#define MPI_BXOR ((MPI_Op)10)
+#define MPI_MINLOC ((MPI_Op)11)
+#define MPI_MAXLOC ((MPI_Op)12)
+#define MPI_REPLACE ((MPI_Op)13)
+#define MPI_NO_OP ((MPI_Op)14)
+#define GRIDMPI_PREDEFINED_OP_COUNT 15
+
+/* ---- special values ---------------------------------------------------- */
+#define MPI_ANY_SOURCE (-2)
+#define MPI_PROC_NULL (-1)
+#define MPI_ROOT (-3)
+#define MPI_ANY_TAG (-1)
+#define MPI_UNDEFINED (-32766)
+#define MPI_KEYVAL_INVALID 0
+#define MPI_BSEND_OVERHEAD 96
+#define MPI_MAX_PROCESSOR_NAME 256
+#define MPI_MAX_ERROR_STRING 512
+#define MPI_MAX_OBJECT_NAME 128
+#define MPI_MAX_LIBRARY_VERSION_STRING 256
+#define MPI_MAX_INFO_KEY 255
+#define MPI_MAX_INFO_VAL 1024
+#define MPI_MAX_PORT_NAME 256
+#define MPI_MAX_DATAREP_STRING 128
+
+#define MPI_IN_PLACE ((void *)-1)
+#define MPI_BOTTOM ((void *)0)
+#define MPI_STATUS_IGNORE ((MPI_Status *)0)
+#define MPI_STATUSES_IGNORE ((MPI_Status *)0)
+#define MPI_ERRCODES_IGNORE ((int *)0)
+#define MPI_ARGV_NULL ((char **)0)
+#define MPI_ARGVS_NULL ((char ***)0)
+#define MPI_UNWEIGHTED ((int *)1)
+#define MPI_WEIGHTS_EMPTY ((int *)2)
+
+/* thread levels */
+#define MPI_THREAD_SINGLE 0
+#define MPI_THREAD_FUNNELED 1
+#define MPI_THREAD_SERIALIZED 2
+#define MPI_THREAD_MULTIPLE 3
+
+/* results of comparisons */
+#define MPI_IDENT 0
+#define MPI_CONGRUENT 1
+#define MPI_SIMILAR 2
+#define MPI_UNEQUAL 3
+
+/* topology kinds */
+#define MPI_GRAPH 1
+#define MPI_CART 2
+#define MPI_DIST_GRAPH 3
+
+/* datatype combiners */
+#define MPI_COMBINER_NAMED 1
+#define MPI_COMBINER_DUP 2
+#define MPI_COMBINER_CONTIGUOUS 3
+#define MPI_COMBINER_VECTOR 4
+#define MPI_COMBINER_HVECTOR_INTEGER 5
+#define MPI_COMBINER_HVECTOR 6
+#define MPI_COMBINER_INDEXED 7
+#define MPI_COMBINER_HINDEXED_INTEGER 8
+#define MPI_COMBINER_HINDEXED 9
+#define MPI_COMBINER_INDEXED_BLOCK 10
+#define MPI_COMBINER_STRUCT_INTEGER 11
+#define MPI_COMBINER_STRUCT 12
+#define MPI_COMBINER_SUBARRAY 13
+#define MPI_COMBINER_DARRAY 14
+#define MPI_COMBINER_F90_REAL 15
+#define MPI_COMBINER_F90_COMPLEX 16
+#define MPI_COMBINER_F90_INTEGER 17
+#define MPI_COMBINER_RESIZED 18
+#define MPI_COMBINER_HINDEXED_BLOCK 19
+
+#define MPI_ORDER_C 56
+#define MPI_ORDER_FORTRAN 57
+#define MPI_DISTRIBUTE_BLOCK 121
+#define MPI_DISTRIBUTE_CYCLIC 122
+#define MPI_DISTRIBUTE_NONE 123
+#define MPI_DISTRIBUTE_DFLT_DARG (-49767)
+
+#define MPI_TYPECLASS_REAL 1
+#define MPI_TYPECLASS_INTEGER 2
+#define MPI_TYPECLASS_COMPLEX 3
+
+#define MPI_COMM_TYPE_SHARED 1
+
+/* predefined attribute keys */
+#define MPI_TAG_UB 1
+#define MPI_HOST 2
+#define MPI_IO 3
+#define MPI_WTIME_IS_GLOBAL 4
+#define MPI_UNIVERSE_SIZE 5
+#define MPI_LASTUSEDCODE 6
+#define MPI_APPNUM 7
+#define IMPI_CLIENT_SIZE 8
+#define IMPI_CLIENT_COLOR 9
+#define IMPI_HOST_SIZE 10
+#define IMPI_HOST_COLOR 11
+#define MPI_WIN_BASE 12
+#define MPI_WIN_SIZE 13
+#define MPI_WIN_DISP_UNIT 14
+#define MPI_WIN_CREATE_FLAVOR 15
+#define MPI_WIN_MODEL 16
+#define GRIDMPI_PREDEFINED_KEYVAL_COUNT 17
+
+/* ---- error classes ------------------------------------------------------ */
+#define MPI_SUCCESS 0
+#define MPI_ERR_BUFFER 1
+#define MPI_ERR_COUNT 2
+#define MPI_ERR_TYPE 3
+#define MPI_ERR_TAG 4
+#define MPI_ERR_COMM 5
+#define MPI_ERR_RANK 6
+#define MPI_ERR_REQUEST 7
+#define MPI_ERR_ROOT 8
+#define MPI_ERR_GROUP 9
+#define MPI_ERR_OP 10
+#define MPI_ERR_TOPOLOGY 11
+#define MPI_ERR_DIMS 12
+#define MPI_ERR_ARG 13
+#define MPI_ERR_UNKNOWN 14
+#define MPI_ERR_TRUNCATE 15
+#define MPI_ERR_OTHER 16
+#define MPI_ERR_INTERN 17
+#define MPI_ERR_IN_STATUS 18
+#define MPI_ERR_PENDING 19
+#define MPI_ERR_ACCESS 20
+#define MPI_ERR_AMODE 21
+#define MPI_ERR_ASSERT 22
+#define MPI_ERR_BAD_FILE 23
+#define MPI_ERR_BASE 24
+#define MPI_ERR_CONVERSION 25
+#define MPI_ERR_DISP 26
+#define MPI_ERR_DUP_DATAREP 27
+#define MPI_ERR_FILE_EXISTS 28
+#define MPI_ERR_FILE_IN_USE 29
+#define MPI_ERR_FILE 30
+#define MPI_ERR_INFO_KEY 31
+#define MPI_ERR_INFO_NOKEY 32
+#define MPI_ERR_INFO_VALUE 33
+#define MPI_ERR_INFO 34
+#define MPI_ERR_IO 35
+#define MPI_ERR_KEYVAL 36
+#define MPI_ERR_LOCKTYPE 37
+#define MPI_ERR_NAME 38
+#define MPI_ERR_NO_MEM 39
+#define MPI_ERR_NOT_SAME 40
+#define MPI_ERR_NO_SPACE 41
+#define MPI_ERR_NO_SUCH_FILE 42
+#define MPI_ERR_PORT 43
+#define MPI_ERR_QUOTA 44
+#define MPI_ERR_READ_ONLY 45
+#define MPI_ERR_RMA_CONFLICT 46
+#define MPI_ERR_RMA_SYNC 47
+#define MPI_ERR_SERVICE 48
+#define MPI_ERR_SIZE 49
+#define MPI_ERR_SPAWN 50
+#define MPI_ERR_UNSUPPORTED_DATAREP 51
+#define MPI_ERR_UNSUPPORTED_OPERATION 52
+#define MPI_ERR_WIN 53
+#define MPI_ERR_RMA_RANGE 54
+#define MPI_ERR_RMA_ATTACH 55
+#define MPI_ERR_RMA_SHARED 56
+#define MPI_ERR_RMA_FLAVOR 57
+#define MPI_T_ERR_INVALID_HANDLE 58
+#define MPI_ERR_LASTCODE 63
+
+/* ---- callback types ---------------------------------------------------- */
+typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
+typedef void MPI_Comm_errhandler_function(MPI_Comm *, int *, ...);
+typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
+typedef MPI_Comm_errhandler_function MPI_Handler_function;
+typedef void MPI_Win_errhandler_function(MPI_Win *, int *, ...);
+typedef void MPI_File_errhandler_function(MPI_File *, int *, ...);
+typedef int MPI_Comm_copy_attr_function(MPI_Comm oldcomm, int comm_keyval, void *extra_state,
+                                        void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Comm_delete_attr_function(MPI_Comm comm, int comm_keyval, void *attribute_val,
+                                          void *extra_state);
+typedef int MPI_Type_copy_attr_function(MPI_Datatype oldtype, int type_keyval, void *extra_state,
+                                        void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Type_delete_attr_function(MPI_Datatype datatype, int type_keyval,
+                                          void *attribute_val, void *extra_state);
+typedef int MPI_Win_copy_attr_function(MPI_Win oldwin, int win_keyval, void *extra_state,
+                                       void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Win_delete_attr_function(MPI_Win win, int win_keyval, void *attribute_val,
+                                         void *extra_state);
+typedef MPI_Comm_copy_attr_function MPI_Copy_function;
+typedef MPI_Comm_delete_attr_function MPI_Delete_function;
+typedef int MPI_Grequest_query_function(void *extra_state, MPI_Status *status);
+typedef int MPI_Grequest_free_function(void *extra_state);
+typedef int MPI_Grequest_cancel_function(void *extra_state, int complete);
+
+/* predefined attribute callbacks (functions, defined by the library) */
+int MPI_COMM_NULL_COPY_FN(MPI_Comm, int, void *, void *, void *, int *);
+int MPI_COMM_DUP_FN(MPI_Comm, int, void *, void *, void *, int *);
+int MPI_COMM_NULL_DELETE_FN(MPI_Comm, int, void *, void *);
+int MPI_TYPE_NULL_COPY_FN(MPI_Datatype, int, void *, void *, void *, int *);
+int MPI_TYPE_DUP_FN(MPI_Datatype, int, void *, void *, void *, int *);
+int MPI_TYPE_NULL_DELETE_FN(MPI_Datatype, int, void *, void *);
+int MPI_WIN_NULL_COPY_FN(MPI_Win, int, void *, void *, void *, int *);
+int MPI_WIN_DUP_FN(MPI_Win, int, void *, void *, void *, int *);
+int MPI_WIN_NULL_DELETE_FN(MPI_Win, int, void *, void *);
+#define MPI_NULL_COPY_FN MPI_COMM_NULL_COPY_FN
+#define MPI_DUP_FN MPI_COMM_DUP_FN
+#define MPI_NULL_DELETE_FN MPI_COMM_NULL_DELETE_FN
+
+/* ---- functions: every one has a PMPI_ twin --------------------------- */
+#define GRIDMPI_DECL(ret, name, args) ret MPI_##name args; ret PMPI_##name args;
+
+/* environment */
+GRIDMPI_DECL(int, Init, (int *argc, char ***argv))
+GRIDMPI_DECL(int, Init_thread, (int *argc, char ***argv, int required, int *provided))
+GRIDMPI_DECL(int, Initialized, (int *flag))
+GRIDMPI_DECL(int, Finalized, (int *flag))
+GRIDMPI_DECL(int, Finalize, (void))
+GRIDMPI_DECL(int, Query_thread, (int *provided))
+GRIDMPI_DECL(int, Is_thread_main, (int *flag))
+GRIDMPI_DECL(int, Abort, (MPI_Comm comm, int errorcode))
+GRIDMPI_DECL(double, Wtime, (void))
+GRIDMPI_DECL(double, Wtick, (void))
+GRIDMPI_DECL(int, Get_processor_name, (char *name, int *resultlen))
+GRIDMPI_DECL(int, Get_version, (int *version, int *subversion))
+GRIDMPI_DECL(int, Get_library_version, (char *version, int *resultlen))
+GRIDMPI_DECL(int, Alloc_mem, (MPI_Aint size, MPI_Info info, void *baseptr))
+GRIDMPI_DECL(int, Free_mem, (void *base))
+GRIDMPI_DECL(int, Pcontrol, (const int level, ...))
+
+/* error handling */
+GRIDMPI_DECL(int, Comm_create_errhandler, (MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler))
+GRIDMPI_DECL(int, Comm_set_errhandler, (MPI_Comm comm, MPI_Errhandler errhandler))
+GRIDMPI_DECL(int, Comm_get_errhandler, (MPI_Comm comm, MPI_Errhandler *errhandler))
+GRIDMPI_DECL(int, Comm_call_errhandler, (MPI_Comm comm, int errorcode))
+GRIDMPI_DECL(int, Errhandler_create, (MPI_Handler_function *fn, MPI_Errhandler *errhandler))
+GRIDMPI_DECL(int, Errhandler_set, (MPI_Comm comm, MPI_Errhandler errhandler))
+GRIDMPI_DECL(int, Errhandler_get, (MPI_Comm comm, MPI_Errhandler *errhandler))
+GRIDMPI_DECL(int, Errhandler_free, (MPI_Errhandler *errhandler))
+GRIDMPI_DECL(int, Error_string, (int errorcode, char *string, int *resultlen))
+GRIDMPI_DECL(int, Error_class, (int errorcode, int *errorclass))
+GRIDMPI_DECL(int, Add_error_class, (int *errorclass))
+GRIDMPI_DECL(int, Add_error_code, (int errorclass, int *errorcode))
+GRIDMPI_DECL(int, Add_error_string, (int errorcode, const char *string))
+
+/* point to point */
+GRIDMPI_DECL(int, Send, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
+GRIDMPI_DECL(int, Bsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
+GRIDMPI_DECL(int, Ssend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
+GRIDMPI_DECL(int, Rsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
+GRIDMPI_DECL(int, Recv, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status))
+GRIDMPI_DECL(int, Isend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+GRIDMPI_DECL(int, Ibsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+GRIDMPI_DECL(int, Issend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+GRIDMPI_DECL(int, Irsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+GRIDMPI_DECL(int, Irecv, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request))
+GRIDMPI_DECL(int, Send_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+GRIDMPI_DECL(int, Bsend_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+GRIDMPI_DECL(int, Ssend_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+GRIDMPI_DECL(int, Rsend_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+GRIDMPI_DECL(int, Recv_init, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request))
+GRIDMPI_DECL(int, Start, (MPI_Request *request))
+GRIDMPI_DECL(int, Startall, (int count, MPI_Request array_of_requests[]))
+GRIDMPI_DECL(int, Sendrecv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status))
+GRIDMPI_DECL(int, Sendrecv_replace, (void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status))
+GRIDMPI_DECL(int, Buffer_attach, (void *buffer, int size))
+GRIDMPI_DECL(int, Buffer_detach, (void *buffer_addr, int *size))
+GRIDMPI_DECL(int, Probe, (int source, int tag, MPI_Comm comm, MPI_Status *status))
+GRIDMPI_DECL(int, Iprobe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status))
+GRIDMPI_DECL(int, Mprobe, (int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status))
+GRIDMPI_DECL(int, Improbe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status))
+GRIDMPI_DECL(int, Mrecv, (void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status))
+GRIDMPI_DECL(int, Imrecv, (void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request))
+GRIDMPI_DECL(int, Cancel, (MPI_Request *request))
+GRIDMPI_DECL(int, Test_cancelled, (const MPI_Status *status, int *flag))
+GRIDMPI_DECL(int, Wait, (MPI_Request *request, MPI_Status *status))
+GRIDMPI_DECL(int, Test, (MPI_Request *request, int *flag, MPI_Status *status))
+GRIDMPI_DECL(int, Waitany, (int count, MPI_Request array_of_requests[], int *index, MPI_Status *status))
+GRIDMPI_DECL(int, Testany, (int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status))
+GRIDMPI_DECL(int, Waitall, (int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]))
+GRIDMPI_DECL(int, Testall, (int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]))
+GRIDMPI_DECL(int, Waitsome, (int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]))
+GRIDMPI_DECL(int, Testsome, (int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]))
+GRIDMPI_DECL(int, Request_free, (MPI_Request *request))
+GRIDMPI_DECL(int, Request_get_status, (MPI_Request request, int *flag, MPI_Status *status))
+GRIDMPI_DECL(int, Get_count, (const MPI_Status *status, MPI_Datatype datatype, int *count))
+GRIDMPI_DECL(int, Get_elements, (const MPI_Status *status, MPI_Datatype datatype, int *count))
+GRIDMPI_DECL(int, Get_elements_x, (const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count))
+GRIDMPI_DECL(int, Status_set_elements, (MPI_Status *status, MPI_Datatype datatype, int count))
+GRIDMPI_DECL(int, Status_set_elements_x, (MPI_Status *status, MPI_Datatype datatype, MPI_Count count))
+GRIDMPI_DECL(int, Status_set_cancelled, (MPI_Status *status, int flag))
+GRIDMPI_DECL(int, Grequest_start, (MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request))
+GRIDMPI_DECL(int, Grequest_complete, (MPI_Request request))
+
+/* datatypes */
+GRIDMPI_DECL(int, Type_contiguous, (int count, MPI_Datatype oldtype, MPI_Datatype *newtype))
+GRIDMPI_DECL(int, Type_vector, (int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype))
+GRIDMPI_DECL(int, Type_hvector, (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype))
+GRIDMPI_DECL(int, Type_create_hvector, (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype))
+GRIDMPI_DECL(int, Type_indexed, (int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype))
+GRIDMPI_DECL(int, Type_hindexed, (int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype))
+GRIDMPI_DECL(int, Type_create_hindexed, (int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype))
+GRIDMPI_DECL(int, Type_create_indexed_block, (int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype))
+GRIDMPI_DECL(int, Type_create_hindexed_block, (int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype))
+GRIDMPI_DECL(int, Type_struct, (int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[], MPI_Datatype array_of_types[], MPI_Datatype *newtype))
+GRIDMPI_DECL(int, Type_create_struct, (int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype))
+GRIDMPI_DECL(int, Type_create_subarray, (int ndims, const int array_of_sizes[], const int array_of_subsizes[], const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype))
+GRIDMPI_DECL(int, Type_create_darray, (int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype))
+GRIDMPI_DECL(int, Type_create_resized, (MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype))
+GRIDMPI_DECL(int, Type_dup, (MPI_Datatype oldtype, MPI_Datatype *newtype))
+GRIDMPI_DECL(int, Type_commit, (MPI_Datatype *datatype))
+GRIDMPI_DECL(int, Type_free, (MPI_Datatype *datatype))
+GRIDMPI_DECL(int, Type_size, (MPI_Datatype datatype, int *size))
+GRIDMPI_DECL(int, Type_size_x, (MPI_Datatype datatype, MPI_Count *size))
+GRIDMPI_DECL(int, Type_extent, (MPI_Datatype datatype, MPI_Aint *extent))
+GRIDMPI_DECL(int, Type_lb, (MPI_Datatype datatype, MPI_Aint *displacement))
+GRIDMPI_DECL(int, Type_ub, (MPI_Datatype datatype, MPI_Aint *displacement))
+GRIDMPI_DECL(int, Type_get_extent, (MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent))
+GRIDMPI_DECL(int, Type_get_extent_x, (MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent))
+GRIDMPI_DECL(int, Type_get_true_extent, (MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent))
+GRIDMPI_DECL(int, Type_get_true_extent_x, (MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent))
+GRIDMPI_DECL(int, Type_get_envelope, (MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes, int *combiner))
+GRIDMPI_DECL(int, Type_get_contents, (MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]))
+GRIDMPI_DECL(int, Type_set_name, (MPI_Datatype datatype, const char *type_name))
+GRIDMPI_DECL(int, Type_get_name, (MPI_Datatype datatype, char *type_name, int *resultlen))
+GRIDMPI_DECL(int, Type_match_size, (int typeclass, int size, MPI_Datatype *datatype))
+GRIDMPI_DECL(int, Address, (void *location, MPI_Aint *address))
+GRIDMPI_DECL(int, Get_address, (const void *location, MPI_Aint *address))
+GRIDMPI_DECL(MPI_Aint, Aint_add, (MPI_Aint base, MPI_Aint disp))
+GRIDMPI_DECL(MPI_Aint, Aint_diff, (MPI_Aint addr1, MPI_Aint addr2))
+GRIDMPI_DECL(int, Pack, (const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position, MPI_Comm comm))
+GRIDMPI_DECL(int, Unpack, (const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm))
+GRIDMPI_DECL(int, Pack_size, (int incount, MPI_Datatype datatype, MPI_Comm comm, int *size))
+GRIDMPI_DECL(int, Pack_external, (const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position))
+GRIDMPI_DECL(int, Unpack_external, (const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype))
+GRIDMPI_DECL(int, Pack_external_size, (const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size))
+
+/* reduction operations */
+GRIDMPI_DECL(int, Op_create, (MPI_User_function *user_fn, int commute, MPI_Op *op))
+GRIDMPI_DECL(int, Op_free, (MPI_Op *op))
+GRIDMPI_DECL(int, Op_commutative, (MPI_Op op, int *commute))
+GRIDMPI_DECL(int, Reduce_local, (const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op))
+
+/* groups */
+GRIDMPI_DECL(int, Group_size, (MPI_Group group, int *size))
+GRIDMPI_DECL(int, Group_rank, (MPI_Group group, int *rank))
+GRIDMPI_DECL(int, Group_translate_ranks, (MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]))
+GRIDMPI_DECL(int, Group_compare, (MPI_Group group1, MPI_Group group2, int *result))
+GRIDMPI_DECL(int, Group_union, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup))
+GRIDMPI_DECL(int, Group_intersection, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup))
+GRIDMPI_DECL(int, Group_difference, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup))
+GRIDMPI_DECL(int, Group_incl, (MPI_Group group, int n, const int ranks[], MPI_Group *newgroup))
+GRIDMPI_DECL(int, Group_excl, (MPI_Group group, int n, const int ranks[], MPI_Group *newgroup))
+GRIDMPI_DECL(int, Group_range_incl, (MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup))
+GRIDMPI_DECL(int, Group_range_excl, (MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup))
+GRIDMPI_DECL(int, Group_free, (MPI_Group *group))
+
+/* communicators */
+GRIDMPI_DECL(int, Comm_size, (MPI_Comm comm, int *size))
+GRIDMPI_DECL(int, Comm_rank, (MPI_Comm comm, int *rank))
+GRIDMPI_DECL(int, Comm_group, (MPI_Comm comm, MPI_Group *group))
+GRIDMPI_DECL(int, Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int *result))
+GRIDMPI_DECL(int, Comm_dup, (MPI_Comm comm, MPI_Comm *newcomm))
+GRIDMPI_DECL(int, Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm))
+GRIDMPI_DECL(int, Comm_idup, (MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request))
+GRIDMPI_DECL(int, Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm))
+GRIDMPI_DECL(int, Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm))
+GRIDMPI_DECL(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *newcomm))
+GRIDMPI_DECL(int, Comm_split_type, (MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm))
+GRIDMPI_DECL(int, Comm_free, (MPI_Comm *comm))
+GRIDMPI_DECL(int, Comm_set_name, (MPI_Comm comm, const char *comm_name))
+GRIDMPI_DECL(int, Comm_get_name, (MPI_Comm comm, char *comm_name, int *resultlen))
+GRIDMPI_DECL(int, Comm_test_inter, (MPI_Comm comm, int *flag))
+GRIDMPI_DECL(int, Comm_remote_size, (MPI_Comm comm, int *size))
+GRIDMPI_DECL(int, Comm_remote_group, (MPI_Comm comm, MPI_Group *group))
+GRIDMPI_DECL(int, Intercomm_create, (MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm))
+GRIDMPI_DECL(int, Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm *newintracomm))
+GRIDMPI_DECL(int, Comm_set_info, (MPI_Comm comm, MPI_Info info))
+GRIDMPI_DECL(int, Comm_get_info, (MPI_Comm comm, MPI_Info *info_used))
+
+/* attributes */
+GRIDMPI_DECL(int, Comm_create_keyval, (MPI_Comm_copy_attr_function *comm_copy_attr_fn, MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval, void *extra_state))
+GRIDMPI_DECL(int, Comm_free_keyval, (int *comm_keyval))
+GRIDMPI_DECL(int, Comm_set_attr, (MPI_Comm comm, int comm_keyval, void *attribute_val))
+GRIDMPI_DECL(int, Comm_get_attr, (MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag))
+GRIDMPI_DECL(int, Comm_delete_attr, (MPI_Comm comm, int comm_keyval))
+GRIDMPI_DECL(int, Keyval_create, (MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state))
+GRIDMPI_DECL(int, Keyval_free, (int *keyval))
+GRIDMPI_DECL(int, Attr_put, (MPI_Comm comm, int keyval, void *attribute_val))
+GRIDMPI_DECL(int, Attr_get, (MPI_Comm comm, int keyval, void *attribute_val, int *flag))
+GRIDMPI_DECL(int, Attr_delete, (MPI_Comm comm, int keyval))
+GRIDMPI_DECL(int, Type_create_keyval, (MPI_Type_copy_attr_function *type_copy_attr_fn, MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state))
+GRIDMPI_DECL(int, Type_free_keyval, (int *type_keyval))
+GRIDMPI_DECL(int, Type_set_attr, (MPI_Datatype datatype, int type_keyval, void *attribute_val))
+GRIDMPI_DECL(int, Type_get_attr, (MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag))
+GRIDMPI_DECL(int, Type_delete_attr, (MPI_Datatype datatype, int type_keyval))
+
+/* info */
+GRIDMPI_DECL(int, Info_create, (MPI_Info *info))
+GRIDMPI_DECL(int, Info_set, (MPI_Info info, const char *key, const char *value))
+GRIDMPI_DECL(int, Info_get, (MPI_Info info, const char *key, int valuelen, char *value, int *flag))
+GRIDMPI_DECL(int, Info_get_valuelen, (MPI_Info info, const char *key, int *valuelen, int *flag))
+GRIDMPI_DECL(int, Info_get_nkeys, (MPI_Info info, int *nkeys))
+GRIDMPI_DECL(int, Info_get_nthkey, (MPI_Info info, int n, char *key))
+GRIDMPI_DECL(int, Info_delete, (MPI_Info info, const char *key))
+GRIDMPI_DECL(int, Info_dup, (MPI_Info info, MPI_Info *newinfo))
+GRIDMPI_DECL(int, Info_free, (MPI_Info *info))
+
+/* blocking collectives */
+GRIDMPI_DECL(int, Barrier, (MPI_Comm comm))
+GRIDMPI_DECL(int, Bcast, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm))
+GRIDMPI_DECL(int, Gather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm))
+GRIDMPI_DECL(int, Gatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm))
+GRIDMPI_DECL(int, Scatter, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm))
+GRIDMPI_DECL(int, Scatterv, (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm))
+GRIDMPI_DECL(int, Allgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm))
+GRIDMPI_DECL(int, Allgatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm))
+GRIDMPI_DECL(int, Alltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm))
+GRIDMPI_DECL(int, Alltoallv, (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm))
+GRIDMPI_DECL(int, Alltoallw, (const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm))
+GRIDMPI_DECL(int, Reduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm))
+GRIDMPI_DECL(int, Allreduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+GRIDMPI_DECL(int, Reduce_scatter, (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+GRIDMPI_DECL(int, Reduce_scatter_block, (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+GRIDMPI_DECL(int, Scan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+GRIDMPI_DECL(int, Exscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+
+/* non-blocking collectives */
+GRIDMPI_DECL(int, Ibarrier, (MPI_Comm comm, MPI_Request *request))
+GRIDMPI_DECL(int, Ibcast, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request))
+GRIDMPI_DECL(int, Igather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request))
+GRIDMPI_DECL(int, Igatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request))
+GRIDMPI_DECL(int, Iscatter, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request))
+GRIDMPI_DECL(int, Iscatterv, (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request))
+GRIDMPI_DECL(int, Iallgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request))
+GRIDMPI_DECL(int, Iallgatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request))
+GRIDMPI_DECL(int, Ialltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request))
+GRIDMPI_DECL(int, Ialltoallv, (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request))
+GRIDMPI_DECL(int, Ialltoallw, (const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request))
+GRIDMPI_DECL(int, Ireduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request))
+GRIDMPI_DECL(int, Iallreduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request))
+GRIDMPI_DECL(int, Ireduce_scatter, (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request))
+GRIDMPI_DECL(int, Ireduce_scatter_block, (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request))
+GRIDMPI_DECL(int, Iscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request))
+GRIDMPI_DECL(int, Iexscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request))
+
+/* handle conversion (Fortran) */
+GRIDMPI_DECL(MPI_Fint, Comm_c2f, (MPI_Comm comm))
+GRIDMPI_DECL(MPI_Comm, Comm_f2c, (MPI_Fint comm))
+GRIDMPI_DECL(MPI_Fint, Type_c2f, (MPI_Datatype datatype))
+GRIDMPI_DECL(MPI_Datatype, Type_f2c, (MPI_Fint datatype))
+GRIDMPI_DECL(MPI_Fint, Group_c2f, (MPI_Group group))
+GRIDMPI_DECL(MPI_Group, Group_f2c, (MPI_Fint group))
+GRIDMPI_DECL(MPI_Fint, Op_c2f, (MPI_Op op))
+GRIDMPI_DECL(MPI_Op, Op_f2c, (MPI_Fint op))
+GRIDMPI_DECL(MPI_Fint, Request_c2f, (MPI_Request request))
+GRIDMPI_DECL(MPI_Request, Request_f2c, (MPI_Fint request))
+GRIDMPI_DECL(MPI_Fint, Errhandler_c2f, (MPI_Errhandler errhandler))
+GRIDMPI_DECL(MPI_Errhandler, Errhandler_f2c, (MPI_Fint errhandler))
+GRIDMPI_DECL(MPI_Fint, Info_c2f, (MPI_Info info))
+GRIDMPI_DECL(MPI_Info, Info_f2c, (MPI_Fint info))
+
+#undef GRIDMPI_DECL
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GRIDMPI_MPI_H */

@@ -1,0 +1,36 @@
+// The MPI process's side of mpirun's control service.  Owner: launcher/.
+//
+// mpirun starts every rank with environment variables naming the control
+// service (_YAMPI_PHOST, _YAMPI_PPORT), the rank (_YAMPI_MYRANK), the size
+// (_YAMPI_NPROCS) and the job cookie (_YAMPI_PHASH).  A process started
+// without them is a singleton (size 1) and has no control client.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gridmpi::launcher {
+
+class ControlClient {
+ public:
+  // Connects to mpirun if started by it; returns nullptr for a singleton.
+  // Throws std::runtime_error with a clear message when the service is unreachable.
+  static std::unique_ptr<ControlClient> from_environment();
+  virtual ~ControlClient() = default;
+
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  virtual std::uint64_t job_cookie() const = 0;
+
+  // Publishes this process's value for `key` and waits until every rank has
+  // done the same; returns every rank's value (index = rank).
+  virtual std::vector<std::string> exchange(const std::string& key, const std::string& value) = 0;
+  // Tells mpirun to terminate the whole job (MPI_Abort, fatal errors).
+  // Returns after mpirun acknowledged or a short timeout.
+  virtual void abort(int exit_code, const std::string& message) = 0;
+  // Tells mpirun that this rank reached MPI_Finalize (a later exit is normal).
+  virtual void finalize() = 0;
+};
+
+}  // namespace gridmpi::launcher

@@ -1,0 +1,100 @@
+// Requests and the request layer's engine.  Owner: request/.
+//
+// The engine owns matching (posted and unexpected queues per context, MPI
+// non-overtaking order, wildcards), the eager / rendezvous protocols, the
+// transports (chosen per destination from their declared capabilities) and
+// the progress loop.  It knows nothing of which transport is which.
+#pragma once
+#include <mpi.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace gridmpi::core { struct Comm; }
+
+namespace gridmpi::request {
+
+enum class SendMode : std::uint8_t { standard, buffered, synchronous, ready };
+
+enum class RequestKind : std::uint8_t {
+  send, recv, generalized, collective,
+};
+
+// A request as the C API sees it.  The engine fills `status` and sets
+// `complete`; the API layer maps MPI_Request handles to Request objects.
+struct Request {
+  MPI_Request handle = MPI_REQUEST_NULL;
+  RequestKind kind = RequestKind::send;
+  bool complete = false;
+  bool persistent = false;   // MPI_*_init: survives completion, restarted by MPI_Start
+  bool active = true;        // persistent requests are inactive until started
+  bool freed = false;        // MPI_Request_free called before completion
+  bool cancelled = false;
+  MPI_Status status{};
+  // Error class to report for this request (e.g. MPI_ERR_TRUNCATE).
+  int error = MPI_SUCCESS;
+  // For persistent requests: the arguments needed to restart.
+  const void* buf = nullptr;
+  int count = 0;
+  MPI_Datatype datatype = MPI_DATATYPE_NULL;
+  int peer = MPI_PROC_NULL;  // dest or source (comm rank)
+  int tag = 0;
+  MPI_Comm comm = MPI_COMM_NULL;
+  std::uint32_t context = 0;
+  SendMode mode = SendMode::standard;
+  // Generalized and collective requests: called by progress to advance the
+  // operation; returns true when it completed.  Null for point-to-point.
+  std::function<bool()> poll;
+  virtual ~Request() = default;
+};
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+
+  // Point-to-point.  `rank` is a rank of comm (remote group for an
+  // intercommunicator); MPI_PROC_NULL gives an already complete request.
+  // The datatype must be committed.  Returned requests stay owned by the
+  // engine until release().
+  virtual Request* isend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                         core::Comm& comm, std::uint32_t context, SendMode mode) = 0;
+  virtual Request* irecv(void* buf, int count, MPI_Datatype type, int source, int tag,
+                         core::Comm& comm, std::uint32_t context) = 0;
+  // Matching probe without receiving.  Returns true and fills status when a
+  // matching message has arrived (blocking = wait for one).
+  virtual bool probe(int source, int tag, core::Comm& comm, std::uint32_t context, bool blocking,
+                     MPI_Status* status) = 0;
+  // Cancels a receive not yet matched (sends: issue 4).  Returns true if cancelled.
+  virtual bool cancel(Request* request) = 0;
+
+  // Runs every transport once without blocking; returns true if any work was done.
+  virtual bool progress() = 0;
+  // Progresses until done() is true: spins a bounded number of rounds, then
+  // sleeps on the transports' fds (or yields for fd-less transports).
+  virtual void wait_until(const std::function<bool()>& done) = 0;
+  // Frees the request object (the API has copied out what it needs).
+  virtual void release(Request* request) = 0;
+  // Registers a request created outside the engine (collective, generalized)
+  // so that progress() polls it; the engine takes ownership.
+  virtual Request* adopt(std::unique_ptr<Request> request) = 0;
+
+  // Wire-up: this process's endpoint description (published through the
+  // control service), then every peer's (index = world rank).
+  virtual std::string endpoint() = 0;
+  virtual void set_peer_endpoints(const std::vector<std::string>& endpoints) = 0;
+  // Called by MPI_Finalize after the final barrier: flushes and closes.
+  virtual void shutdown() = 0;
+};
+
+// MPI_Request handles: every Request the engine hands out has a handle
+// (assigned by the engine); this finds it again, or returns nullptr.
+Request* find_request(MPI_Request handle) noexcept;
+
+// Creates the engine for this process (world rank/size, job cookie).
+std::unique_ptr<Engine> make_engine(int world_rank, int world_size, std::uint64_t job_cookie);
+
+}  // namespace gridmpi::request
