@@ -6,6 +6,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -13,6 +15,10 @@
 #include "core/handle_table.hpp"
 
 namespace gridmpi::core {
+
+// The compact pack program of one element (nested loops of runs of basic
+// elements); defined in core/datatype_layout.hpp, private to the datatype code.
+struct Layout;
 
 // One run of identical basic elements at a byte displacement, in type-map order.
 struct TypeBlock {
@@ -44,6 +50,32 @@ struct Datatype {
   std::vector<MPI_Aint> contents_addresses;
   std::vector<MPI_Datatype> contents_types;
   int refcount = 1;  // derived types stay alive while used by pending operations
+
+  // ---- additions of the datatype implementation ----
+  // Largest alignment of the basic elements: the struct constructor pads the
+  // extent to a multiple of it (the standard's epsilon).
+  std::size_t alignment = 1;
+  // "Sticky" lower/upper bound markers (MPI_LB / MPI_UB entries or
+  // MPI_Type_create_resized): they override the data bounds in every type
+  // built from this one.
+  bool explicit_lb = false, explicit_ub = false;
+  // The pack program; `blocks` is its full expansion.  For types whose type
+  // map has more than max_flattened_blocks runs `blocks` is left empty and
+  // blocks_complete is false: use pack/unpack or for_each_block instead.
+  std::shared_ptr<const Layout> layout;
+  bool blocks_complete = true;
+  static constexpr std::size_t max_flattened_blocks = std::size_t{1} << 18;
+  // Bytes of one element in the "external32" representation.
+  std::size_t external32_size = 0;
+
+  // Bytes of the packed stream that hold the first `elements` basic elements
+  // of a stream of this type (MPI_Status_set_elements).
+  std::size_t bytes_for_elements(MPI_Count elements) const;
+  // Calls fn(displacement, basic, count) for every run of the flattened type
+  // map of `count` elements (element i displaced by i * extent), in type-map
+  // order.  Works for types of any length.
+  void for_each_block(std::size_t count,
+                      const std::function<void(MPI_Aint, MPI_Datatype, std::size_t)>& fn) const;
 
   MPI_Aint extent() const noexcept { return ub - lb; }
   MPI_Aint true_extent() const noexcept { return true_ub - true_lb; }
@@ -78,5 +110,54 @@ void release_datatype(MPI_Datatype handle);
 // received locally.  Throws MPI_ERR_TRUNCATE when the receive is too small.
 void copy_typed(const void* src, int scount, MPI_Datatype stype, void* dst, int rcount,
                 MPI_Datatype rtype);
+
+// ---- additions of the datatype implementation ----
+
+// Type constructors with the standard's semantics (the C API calls these;
+// they work before MPI_Init).  Displacements and strides of the h-variants
+// are in bytes, the others in extents of oldtype.  Throw MpiError
+// (MPI_ERR_COUNT, MPI_ERR_ARG, MPI_ERR_TYPE) on bad arguments.  The new type
+// is not committed.
+MPI_Datatype type_contiguous(int count, MPI_Datatype oldtype);
+MPI_Datatype type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype);
+MPI_Datatype type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype);
+MPI_Datatype type_indexed(int count, const int blocklengths[], const int displacements[],
+                          MPI_Datatype oldtype);
+MPI_Datatype type_hindexed(int count, const int blocklengths[], const MPI_Aint displacements[],
+                           MPI_Datatype oldtype);
+MPI_Datatype type_indexed_block(int count, int blocklength, const int displacements[],
+                                MPI_Datatype oldtype);
+MPI_Datatype type_hindexed_block(int count, int blocklength, const MPI_Aint displacements[],
+                                 MPI_Datatype oldtype);
+MPI_Datatype type_struct(int count, const int blocklengths[], const MPI_Aint displacements[],
+                         const MPI_Datatype types[]);
+MPI_Datatype type_subarray(int ndims, const int sizes[], const int subsizes[], const int starts[],
+                           int order, MPI_Datatype oldtype);
+MPI_Datatype type_darray(int size, int rank, int ndims, const int gsizes[], const int distribs[],
+                         const int dargs[], const int psizes[], int order, MPI_Datatype oldtype);
+MPI_Datatype type_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent);
+MPI_Datatype type_dup(MPI_Datatype oldtype);
+void type_commit(MPI_Datatype handle);
+// MPI_Type_free: drops the user's reference (the object lives on while
+// pending operations or derived types' contents hold it).
+void type_free(MPI_Datatype handle);
+// Predefined type of a type class (MPI_TYPECLASS_*) and size, or MPI_ERR_ARG.
+MPI_Datatype type_match_size(int typeclass, int size);
+// True for the predefined pair types of MINLOC/MAXLOC.
+bool is_pair_type(MPI_Datatype handle) noexcept;
+
+// "external32" (big-endian, the standard's sizes; long double as binary128,
+// long as 4 bytes): MPI_Pack_external and the IMPI transport.
+std::size_t external32_size(MPI_Datatype type, std::size_t count);
+void pack_external32(const void* buf, std::size_t count, MPI_Datatype type, std::byte* out);
+void unpack_external32(const std::byte* in, std::size_t count, MPI_Datatype type, void* buf);
+// Byte windows [offset, offset + window size) of the external32 stream, for
+// packets.  A window may start or end inside an element: unpack_range then
+// merges the bytes into the element already in buf, so the windows of one
+// stream can be unpacked in any order as long as they are disjoint.
+void pack_external32_range(const void* buf, std::size_t count, MPI_Datatype type,
+                           std::size_t offset, std::span<std::byte> out);
+void unpack_external32_range(std::span<const std::byte> in, std::size_t count, MPI_Datatype type,
+                             std::size_t offset, void* buf);
 
 }  // namespace gridmpi::core

@@ -2,10 +2,13 @@
 #pragma once
 #include <mpi.h>
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/handle_table.hpp"
@@ -29,11 +32,18 @@ struct Comm {
   std::uint32_t context_id = 0;
   std::shared_ptr<Group> group;         // local group
   std::shared_ptr<Group> remote_group;  // intercommunicators only (issue 4)
+  // Intercommunicators: a hidden intracommunicator over the local group
+  // (its own context), for operations inside one side (merge, dup, and the
+  // local phases of intercommunicator collectives).  Freed with this one.
+  MPI_Comm local_comm = MPI_COMM_NULL;
   int rank = MPI_UNDEFINED;
   int size = 0;
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
   std::string name;
   std::map<int, void*> attributes;
+  std::vector<int> attribute_order;  // keyvals in the order set (deleted newest first)
+  // Hints given by MPI_Comm_set_info / MPI_Comm_dup_with_info (none are acted on yet).
+  std::vector<std::pair<std::string, std::string>> info_hints;
   // Per-communicator collective state (selected algorithms, sequence numbers).
   std::shared_ptr<void> coll_state;
 
@@ -50,5 +60,70 @@ HandleTable<Comm>& comm_table();
 HandleTable<Group>& group_table();
 Comm& comm(MPI_Comm handle);     // throws MpiError(MPI_ERR_COMM)
 Group& group(MPI_Group handle);  // throws MpiError(MPI_ERR_GROUP)
+
+// ---- group operations (core/group.cpp) ------------------------------------
+// Pure functions of their arguments, so that unit tests run them without a
+// job.  my_world_rank fills Group::my_rank of the result.  Argument errors
+// (the checks MPI-3.1 section 6.3.2 asks for) throw MpiError(MPI_ERR_RANK or
+// MPI_ERR_ARG).
+Group make_group(std::vector<int> members, int my_world_rank);
+Group group_union(const Group& a, const Group& b, int my_world_rank);
+Group group_intersection(const Group& a, const Group& b, int my_world_rank);
+Group group_difference(const Group& a, const Group& b, int my_world_rank);
+Group group_incl(const Group& g, std::span<const int> ranks, int my_world_rank);
+Group group_excl(const Group& g, std::span<const int> ranks, int my_world_rank);
+// ranges: (first, last, stride) triplets.
+Group group_range_incl(const Group& g, std::span<const int[3]> ranges, int my_world_rank);
+Group group_range_excl(const Group& g, std::span<const int[3]> ranges, int my_world_rank);
+// ranks1 of a -> ranks of b (MPI_UNDEFINED when absent, MPI_PROC_NULL kept).
+void group_translate_ranks(const Group& a, std::span<const int> ranks1, const Group& b,
+                           std::span<int> ranks2);
+int group_compare(const Group& a, const Group& b);  // MPI_IDENT / MPI_SIMILAR / MPI_UNEQUAL
+// Stores a group in the handle table and returns its new handle.
+MPI_Group add_group(Group g);
+
+// ---- communicators (core/comm.cpp) ----------------------------------------
+// The process's pool of context ids.  Ids come in pairs (even id for
+// point-to-point, id+1 for collectives); a bit per pair, set when free.  A new
+// communicator's id is the lowest pair free in every member, found with one
+// MPI_BAND allreduce of these masks over the parent.
+class ContextPool {
+ public:
+  static constexpr int words = 64;  // 64 * 64 = 4096 pairs
+  using Mask = std::array<std::uint64_t, words>;
+  ContextPool();
+  const Mask& free_mask() const noexcept { return free_; }
+  // Lowest pair free in `agreed` (the AND of every member's mask); reserves
+  // it here when `reserve`.  Throws MpiError(MPI_ERR_INTERN) when none is left.
+  std::uint32_t take_lowest(const Mask& agreed, bool reserve);
+  void reserve(std::uint32_t context_id);
+  void release(std::uint32_t context_id);
+  bool is_free(std::uint32_t context_id) const noexcept;
+
+ private:
+  Mask free_;
+};
+ContextPool& context_pool();
+
+int comm_compare(const Comm& a, const Comm& b);  // MPI_IDENT / CONGRUENT / SIMILAR / UNEQUAL
+// Collective over `parent`; each returns the new handle or MPI_COMM_NULL.
+MPI_Comm comm_dup(Comm& parent);
+MPI_Comm comm_split(Comm& parent, int color, int key);
+MPI_Comm comm_create(Comm& parent, const Group& group);
+// Collective over the members of `group` only (MPI_Comm_create_group): the
+// context agreement runs point-to-point on the parent's collective context
+// with tag (1 << 30) | tag, a range the collective algorithms do not use.
+MPI_Comm comm_create_group(Comm& parent, const Group& group, int tag);
+// MPI_Intercomm_create: collective over local_comm and the two leaders
+// (which talk on peer_comm with the user's tag).
+MPI_Comm intercomm_create(Comm& local_comm, int local_leader, Comm& peer_comm, int remote_leader, int tag);
+// MPI_Intercomm_merge: collective over both groups of the intercommunicator.
+MPI_Comm intercomm_merge(Comm& intercomm, bool high);
+// Local: runs the delete callbacks, releases the context, the error handler
+// and the handle.
+void comm_free(MPI_Comm handle);
+// Makes a communicator object over `group` with the given context (used by
+// MPI_Init for MPI_COMM_WORLD / MPI_COMM_SELF and by the constructors above).
+Comm& make_comm(MPI_Comm fixed_handle, std::uint32_t context_id, std::shared_ptr<Group> group);
 
 }  // namespace gridmpi::core

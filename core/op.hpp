@@ -4,6 +4,8 @@
 #pragma once
 #include <mpi.h>
 
+#include <string>
+
 #include "core/handle_table.hpp"
 
 namespace gridmpi::core {
@@ -22,5 +24,17 @@ struct Op {
 
 HandleTable<Op>& op_table();
 Op& op(MPI_Op handle);  // throws MpiError(MPI_ERR_OP)
+
+// ---- additions of the op implementation ----
+
+// MPI_Op_create / MPI_Op_free (freeing a predefined op throws MPI_ERR_OP).
+MPI_Op op_create(MPI_User_function* function, bool commutative);
+void op_free(MPI_Op handle);
+// Throws MpiError(MPI_ERR_OP) unless `op` is defined on `datatype`: lets a
+// collective reject a bad (op, type) pair on every rank before it sends
+// anything.  User ops, MPI_REPLACE and MPI_NO_OP accept every type.
+void check_op(MPI_Op op, MPI_Datatype datatype);
+// "MPI_SUM" for predefined ops, "user op N" otherwise.
+std::string op_name(MPI_Op handle);
 
 }  // namespace gridmpi::core

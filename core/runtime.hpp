@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace gridmpi::request { class Engine; }
 namespace gridmpi::launcher { class ControlClient; }
@@ -18,11 +19,24 @@ struct Runtime {
   std::string processor_name;
   std::unique_ptr<launcher::ControlClient> control;  // null for a singleton (no mpirun)
   std::unique_ptr<request::Engine> engine;
+  // Processor name of every world rank (index = world rank), exchanged in
+  // MPI_Init; processes with equal names share a host.
+  std::vector<std::string> host_names;
 };
 
 enum class State { not_initialized, initialized, finalized };
 State state() noexcept;
 // The runtime; throws MpiError(MPI_ERR_OTHER) outside Init..Finalize.
 Runtime& runtime();
+
+// MPI_Init_thread's work: wires the process up (control service, engine,
+// endpoints) and builds MPI_COMM_WORLD / MPI_COMM_SELF.  Returns the thread
+// level provided.  argc/argv may be null.
+int initialize(int required_thread_level, int* argc, char*** argv);
+// MPI_Finalize's work: attribute delete callbacks on MPI_COMM_SELF (then
+// MPI_COMM_WORLD), a barrier on MPI_COMM_WORLD, engine and control shut-down.
+void finalize();
+// MPI_Is_thread_main: whether the calling thread is the one that called MPI_Init.
+bool is_main_thread() noexcept;
 
 }  // namespace gridmpi::core

@@ -12,6 +12,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gridmpi::core { struct Comm; }
@@ -88,6 +89,28 @@ class Engine {
   virtual void set_peer_endpoints(const std::vector<std::string>& endpoints) = 0;
   // Called by MPI_Finalize after the final barrier: flushes and closes.
   virtual void shutdown() = 0;
+
+  // Persistent requests (MPI_*_init): created inactive (complete, not active);
+  // start() launches one; after completion it is inactive again until the
+  // next start().  MPI_PROC_NULL is allowed.
+  virtual Request* send_init(const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                             core::Comm& comm, std::uint32_t context, SendMode mode) = 0;
+  virtual Request* recv_init(void* buf, int count, MPI_Datatype type, int source, int tag,
+                             core::Comm& comm, std::uint32_t context) = 0;
+  virtual void start(Request* request) = 0;
+
+  // Matched probe (MPI_Improbe/MPI_Mprobe): takes the message out of the
+  // matching queues and names it by an MPI_Message handle
+  // (MPI_MESSAGE_NO_PROC for MPI_PROC_NULL); imrecv receives it.
+  virtual bool improbe(int source, int tag, core::Comm& comm, std::uint32_t context, bool blocking,
+                       MPI_Message* message, MPI_Status* status) = 0;
+  virtual Request* imrecv(void* buf, int count, MPI_Datatype type, MPI_Message message) = 0;
+
+  // MPI_Buffer_attach / MPI_Buffer_detach (detach waits until every buffered
+  // message has left the buffer).  Throws MpiError(MPI_ERR_BUFFER) when a
+  // buffer is already attached.
+  virtual void buffer_attach(void* buffer, int size) = 0;
+  virtual std::pair<void*, int> buffer_detach() = 0;
 };
 
 // MPI_Request handles: every Request the engine hands out has a handle

@@ -1,0 +1,93 @@
+// Point-to-point for collective algorithms: the request engine on the
+// communicator's hidden collective context, so that collectives never meet
+// user messages.  Owner: request/ (see request/README.md).
+#include <fmt/format.h>
+
+#include "core/coll/coll.hpp"
+#include "core/error.hpp"
+#include "core/runtime.hpp"
+#include "request/request.hpp"
+
+namespace gridmpi::coll {
+
+namespace {
+
+request::Engine& engine() {
+  core::Runtime& rt = core::runtime();
+  if (!rt.engine) throw MpiError(MPI_ERR_INTERN, "the request engine is not running");
+  return *rt.engine;
+}
+
+// Copies the status, frees the request, and turns a failure into an exception.
+void finish(request::Engine& e, request::Request* r, MPI_Status* status) {
+  if (status) *status = r->status;
+  int error = r->error;
+  MPI_Status s = r->status;
+  e.release(r);
+  if (error != MPI_SUCCESS)
+    throw MpiError(error, fmt::format("collective message from rank {} (internal tag {}) failed with error class {}",
+                                      s.MPI_SOURCE, s.MPI_TAG, error));
+}
+
+}  // namespace
+
+request::Request* isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, core::Comm& comm) {
+  return engine().isend(buf, count, type, dest, tag, comm, comm.coll_context(), request::SendMode::standard);
+}
+
+request::Request* irecv(void* buf, int count, MPI_Datatype type, int source, int tag, core::Comm& comm) {
+  return engine().irecv(buf, count, type, source, tag, comm, comm.coll_context());
+}
+
+void send(const void* buf, int count, MPI_Datatype type, int dest, int tag, core::Comm& comm) {
+  auto& e = engine();
+  request::Request* r = e.isend(buf, count, type, dest, tag, comm, comm.coll_context(), request::SendMode::standard);
+  if (!r->complete) e.wait_until([r] { return r->complete; });
+  finish(e, r, nullptr);
+}
+
+void recv(void* buf, int count, MPI_Datatype type, int source, int tag, core::Comm& comm, MPI_Status* status) {
+  auto& e = engine();
+  request::Request* r = e.irecv(buf, count, type, source, tag, comm, comm.coll_context());
+  if (!r->complete) e.wait_until([r] { return r->complete; });
+  finish(e, r, status);
+}
+
+void sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
+              int recvcount, MPI_Datatype recvtype, int source, int recvtag, core::Comm& comm, MPI_Status* status) {
+  auto& e = engine();
+  request::Request* rr = e.irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, comm.coll_context());
+  request::Request* sr = nullptr;
+  try {
+    sr = e.isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, comm.coll_context(), request::SendMode::standard);
+  } catch (...) {
+    if (e.cancel(rr)) e.release(rr);
+    throw;
+  }
+  e.wait_until([&] { return rr->complete && sr->complete; });
+  finish(e, sr, nullptr);
+  finish(e, rr, status);
+}
+
+void wait_all(std::span<request::Request*> requests) {
+  auto& e = engine();
+  e.wait_until([&] {
+    for (request::Request* r : requests)
+      if (r && !r->complete) return false;
+    return true;
+  });
+  // Free them all even when one failed, then report the first failure.
+  std::exception_ptr first;
+  for (request::Request*& r : requests) {
+    if (!r) continue;
+    try {
+      finish(e, r, nullptr);
+    } catch (...) {
+      if (!first) first = std::current_exception();
+    }
+    r = nullptr;
+  }
+  if (first) std::rethrow_exception(first);
+}
+
+}  // namespace gridmpi::coll

@@ -1,0 +1,415 @@
+// Choosing the algorithm of a collective call, and the entry points of
+// coll.hpp.
+//
+// The default choice is data: for each collective an ordered list of rules
+// (communicator size at most N, message at most B bytes -> algorithm); the
+// first rule whose limits hold and whose algorithm is correct for the call
+// (see Algorithm::usable) wins.  The message size is measured on what every
+// rank agrees on (see message_bytes), so every rank picks the same algorithm.
+// GRIDMPI_<COLL>_ALGORITHM=<name> forces an algorithm; when the forced one is
+// not correct for a call (e.g. ring allreduce with a non-commutative op) the
+// default choice is used instead.
+#include <climits>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "conf/log.hpp"
+#include "conf/registry.hpp"
+#include "core/coll/algorithm.hpp"
+#include "core/coll/coll.hpp"
+#include "core/coll/util.hpp"
+#include "core/error.hpp"
+
+namespace gridmpi::coll {
+
+namespace {
+
+using conf::Level;
+using conf::Param;
+
+// One parameter per collective; the description lists the valid names
+// (tests/unit/test_coll_registry.cpp checks that it matches the registry).
+#define GRIDMPI_COLL_PARAM(kind, upper, names)                                              \
+  const Param<std::string> kind##_algorithm{                                                \
+      "coll." #kind "_algorithm", "auto", "",                                                \
+      "force the " #kind " algorithm (auto = choose by communicator and message size): " names, \
+      Level::tuner, {"GRIDMPI_" upper "_ALGORITHM"}};
+GRIDMPI_COLL_PARAM(barrier, "BARRIER", "auto, dissemination, linear")
+GRIDMPI_COLL_PARAM(bcast, "BCAST",
+                   "auto, binomial, linear, scatter_recursive_doubling_allgather, "
+                   "scatter_ring_allgather")
+GRIDMPI_COLL_PARAM(gather, "GATHER", "auto, binomial, linear")
+GRIDMPI_COLL_PARAM(gatherv, "GATHERV", "auto, linear")
+GRIDMPI_COLL_PARAM(scatter, "SCATTER", "auto, binomial, linear")
+GRIDMPI_COLL_PARAM(scatterv, "SCATTERV", "auto, linear")
+GRIDMPI_COLL_PARAM(allgather, "ALLGATHER", "auto, bruck, linear, recursive_doubling, ring")
+GRIDMPI_COLL_PARAM(allgatherv, "ALLGATHERV", "auto, linear, ring")
+GRIDMPI_COLL_PARAM(alltoall, "ALLTOALL", "auto, linear, pairwise")
+GRIDMPI_COLL_PARAM(alltoallv, "ALLTOALLV", "auto, linear")
+GRIDMPI_COLL_PARAM(alltoallw, "ALLTOALLW", "auto, linear")
+GRIDMPI_COLL_PARAM(reduce, "REDUCE", "auto, binomial, linear")
+GRIDMPI_COLL_PARAM(allreduce, "ALLREDUCE", "auto, rabenseifner, recursive_doubling, reduce_bcast, ring")
+GRIDMPI_COLL_PARAM(reduce_scatter, "REDUCE_SCATTER", "auto, recursive_halving, reduce_scatterv")
+GRIDMPI_COLL_PARAM(reduce_scatter_block, "REDUCE_SCATTER_BLOCK",
+                   "auto, recursive_halving, reduce_scatter")
+GRIDMPI_COLL_PARAM(scan, "SCAN", "auto, linear, recursive_doubling")
+GRIDMPI_COLL_PARAM(exscan, "EXSCAN", "auto, linear, recursive_doubling")
+#undef GRIDMPI_COLL_PARAM
+
+const Param<std::string>& algorithm_param(Kind kind) {
+  switch (kind) {
+    case Kind::barrier: return barrier_algorithm;
+    case Kind::bcast: return bcast_algorithm;
+    case Kind::gather: return gather_algorithm;
+    case Kind::gatherv: return gatherv_algorithm;
+    case Kind::scatter: return scatter_algorithm;
+    case Kind::scatterv: return scatterv_algorithm;
+    case Kind::allgather: return allgather_algorithm;
+    case Kind::allgatherv: return allgatherv_algorithm;
+    case Kind::alltoall: return alltoall_algorithm;
+    case Kind::alltoallv: return alltoallv_algorithm;
+    case Kind::alltoallw: return alltoallw_algorithm;
+    case Kind::reduce: return reduce_algorithm;
+    case Kind::allreduce: return allreduce_algorithm;
+    case Kind::reduce_scatter: return reduce_scatter_algorithm;
+    case Kind::reduce_scatter_block: return reduce_scatter_block_algorithm;
+    case Kind::scan: return scan_algorithm;
+    case Kind::exscan: return exscan_algorithm;
+  }
+  throw MpiError(MPI_ERR_INTERN, "unknown collective kind");
+}
+
+// ---- the default table ------------------------------------------------------
+struct Rule {
+  int max_comm_size;
+  std::size_t max_bytes;
+  std::string_view algorithm;
+};
+constexpr int any_size = INT_MAX;
+constexpr std::size_t any_bytes = SIZE_MAX;
+
+// Thresholds follow the usual latency/bandwidth crossovers on TCP (a few
+// KiB between log-latency and bandwidth-optimal algorithms); they are
+// starting points for the benchmarks to refine, not measurements.
+template <Kind K> struct Defaults;
+template <> struct Defaults<Kind::barrier> {
+  static constexpr Rule rules[] = {{any_size, any_bytes, "dissemination"}};
+};
+template <> struct Defaults<Kind::bcast> {  // bytes: the whole message
+  static constexpr Rule rules[] = {
+      {3, any_bytes, "binomial"},
+      {any_size, 12288, "binomial"},
+      {any_size, 524288, "scatter_recursive_doubling_allgather"},  // power-of-two sizes
+      {any_size, any_bytes, "scatter_ring_allgather"},
+  };
+};
+template <> struct Defaults<Kind::gather> {  // bytes: one process's block
+  static constexpr Rule rules[] = {{any_size, 2048, "binomial"}, {any_size, any_bytes, "linear"}};
+};
+template <> struct Defaults<Kind::gatherv> {
+  static constexpr Rule rules[] = {{any_size, any_bytes, "linear"}};
+};
+template <> struct Defaults<Kind::scatter> {
+  static constexpr Rule rules[] = {{any_size, 2048, "binomial"}, {any_size, any_bytes, "linear"}};
+};
+template <> struct Defaults<Kind::scatterv> {
+  static constexpr Rule rules[] = {{any_size, any_bytes, "linear"}};
+};
+template <> struct Defaults<Kind::allgather> {  // bytes: one process's block
+  static constexpr Rule rules[] = {
+      {any_size, 1024, "recursive_doubling"},  // power-of-two sizes
+      {any_size, 1024, "bruck"},
+      {any_size, any_bytes, "ring"},
+  };
+};
+template <> struct Defaults<Kind::allgatherv> {
+  static constexpr Rule rules[] = {{any_size, any_bytes, "ring"}};
+};
+template <> struct Defaults<Kind::alltoall> {  // bytes: one block
+  static constexpr Rule rules[] = {
+      {8, any_bytes, "linear"},
+      {any_size, 256, "linear"},
+      {any_size, any_bytes, "pairwise"},
+  };
+};
+template <> struct Defaults<Kind::alltoallv> {
+  static constexpr Rule rules[] = {{any_size, any_bytes, "linear"}};
+};
+template <> struct Defaults<Kind::alltoallw> {
+  static constexpr Rule rules[] = {{any_size, any_bytes, "linear"}};
+};
+template <> struct Defaults<Kind::reduce> {
+  static constexpr Rule rules[] = {{any_size, any_bytes, "binomial"}};
+};
+template <> struct Defaults<Kind::allreduce> {
+  static constexpr Rule rules[] = {
+      {any_size, 2048, "recursive_doubling"},
+      {any_size, any_bytes, "rabenseifner"},  // commutative ops
+      {any_size, any_bytes, "recursive_doubling"},
+  };
+};
+template <> struct Defaults<Kind::reduce_scatter> {  // bytes: the whole input
+  static constexpr Rule rules[] = {
+      {any_size, any_bytes, "recursive_halving"},  // commutative ops
+      {any_size, any_bytes, "reduce_scatterv"},
+  };
+};
+template <> struct Defaults<Kind::reduce_scatter_block> {
+  static constexpr Rule rules[] = {
+      {any_size, any_bytes, "recursive_halving"},  // commutative ops
+      {any_size, any_bytes, "reduce_scatter"},
+  };
+};
+template <> struct Defaults<Kind::scan> {
+  static constexpr Rule rules[] = {{any_size, any_bytes, "recursive_doubling"}};
+};
+template <> struct Defaults<Kind::exscan> {
+  static constexpr Rule rules[] = {{any_size, any_bytes, "recursive_doubling"}};
+};
+
+// ---- message size, as every rank sees it ---------------------------------
+std::size_t bytes_of(const BarrierArgs&, const core::Comm&) { return 0; }
+std::size_t bytes_of(const BcastArgs& a, const core::Comm&) { return packed_size(a.count, a.type); }
+std::size_t bytes_of(const GathervArgs&, const core::Comm&) { return 0; }
+std::size_t bytes_of(const ScattervArgs&, const core::Comm&) { return 0; }
+std::size_t bytes_of(const AlltoallvArgs&, const core::Comm&) { return 0; }
+std::size_t bytes_of(const AlltoallwArgs&, const core::Comm&) { return 0; }
+std::size_t bytes_of(const ReduceScatterArgs& a, const core::Comm& c) {
+  std::size_t total = 0;
+  for (int i = 0; i < c.size; ++i) total += packed_size(a.recvcounts[i], a.type);
+  return total;
+}
+
+template <Kind K>
+std::size_t message_bytes(const Args<K>& a, const core::Comm& c) {
+  if constexpr (K == Kind::gather) {
+    return c.rank == a.root ? packed_size(a.recvcount, a.recvtype)
+                            : packed_size(a.sendcount, a.sendtype);
+  } else if constexpr (K == Kind::scatter) {
+    return c.rank == a.root ? packed_size(a.sendcount, a.sendtype)
+                            : packed_size(a.recvcount, a.recvtype);
+  } else if constexpr (K == Kind::allgather || K == Kind::alltoall) {
+    return packed_size(a.recvcount, a.recvtype);
+  } else if constexpr (K == Kind::reduce_scatter_block) {
+    return packed_size(a.count, a.type) * static_cast<std::size_t>(c.size);
+  } else if constexpr (std::is_same_v<Args<K>, ReduceArgs>) {
+    return packed_size(a.count, a.type);
+  } else {
+    return bytes_of(a, c);
+  }
+}
+
+template <Kind K>
+bool usable(const Algorithm<Args<K>>& algorithm, const Args<K>& a, const core::Comm& c) {
+  return algorithm.usable == nullptr || algorithm.usable(a, c);
+}
+
+template <Kind K>
+const Algorithm<Args<K>>& default_choice(const Args<K>& a, const core::Comm& c) {
+  std::size_t bytes = message_bytes<K>(a, c);
+  for (const Rule& rule : Defaults<K>::rules) {
+    if (c.size > rule.max_comm_size || bytes > rule.max_bytes) continue;
+    const Algorithm<Args<K>>* algorithm = find_algorithm<K>(rule.algorithm);
+    if (algorithm != nullptr && usable<K>(*algorithm, a, c)) return *algorithm;
+  }
+  // The tables end with an algorithm correct for every call; this is the
+  // safety net should one be edited wrongly.
+  for (const auto& algorithm : algorithms<K>()) {
+    if (usable<K>(algorithm, a, c)) return algorithm;
+  }
+  throw MpiError(MPI_ERR_INTERN, std::string("no usable ") + std::string(kind_name(K)) +
+                                     " algorithm for this call");
+}
+
+}  // namespace
+
+template <Kind K>
+const Algorithm<Args<K>>* parse_forced(std::string_view text) {
+  if (text.empty() || text == "auto") return nullptr;
+  const Algorithm<Args<K>>* algorithm = find_algorithm<K>(text);
+  if (algorithm == nullptr) {
+    std::string upper(kind_name(K));
+    for (char& ch : upper) ch = static_cast<char>(ch >= 'a' && ch <= 'z' ? ch - 'a' + 'A' : ch);
+    throw MpiError(MPI_ERR_ARG, "GRIDMPI_" + upper + "_ALGORITHM=" + std::string(text) +
+                                    ": unknown " + std::string(kind_name(K)) +
+                                    " algorithm; valid names: auto, " + algorithm_names<K>());
+  }
+  return algorithm;
+}
+
+template <Kind K>
+const Algorithm<Args<K>>* forced_algorithm() {
+  // Read once: Param::get() locks and parses.  A bad name throws here on
+  // every call of this collective (the static stays uninitialised).
+  static const Algorithm<Args<K>>* const forced = [] {
+    std::string text;
+    try {
+      text = algorithm_param(K).get();
+    } catch (const conf::ConfigError& e) {
+      throw MpiError(MPI_ERR_ARG, e.what());
+    }
+    return parse_forced<K>(text);
+  }();
+  return forced;
+}
+
+template <Kind K>
+const Algorithm<Args<K>>& select(const Args<K>& a, const core::Comm& c) {
+  if (const Algorithm<Args<K>>* forced = forced_algorithm<K>()) {
+    if (usable<K>(*forced, a, c)) return *forced;
+    log().debug("{} algorithm {} does not apply to this call (communicator size {}); using the "
+                "default choice",
+                kind_name(K), forced->name, c.size);
+  }
+  return default_choice<K>(a, c);
+}
+
+#define GRIDMPI_COLL_INSTANTIATE(kind)                                                        \
+  template const Algorithm<Args<Kind::kind>>* parse_forced<Kind::kind>(std::string_view);    \
+  template const Algorithm<Args<Kind::kind>>* forced_algorithm<Kind::kind>();                \
+  template const Algorithm<Args<Kind::kind>>& select<Kind::kind>(const Args<Kind::kind>&,    \
+                                                                 const core::Comm&);
+GRIDMPI_COLL_INSTANTIATE(barrier)
+GRIDMPI_COLL_INSTANTIATE(bcast)
+GRIDMPI_COLL_INSTANTIATE(gather)
+GRIDMPI_COLL_INSTANTIATE(gatherv)
+GRIDMPI_COLL_INSTANTIATE(scatter)
+GRIDMPI_COLL_INSTANTIATE(scatterv)
+GRIDMPI_COLL_INSTANTIATE(allgather)
+GRIDMPI_COLL_INSTANTIATE(allgatherv)
+GRIDMPI_COLL_INSTANTIATE(alltoall)
+GRIDMPI_COLL_INSTANTIATE(alltoallv)
+GRIDMPI_COLL_INSTANTIATE(alltoallw)
+GRIDMPI_COLL_INSTANTIATE(reduce)
+GRIDMPI_COLL_INSTANTIATE(allreduce)
+GRIDMPI_COLL_INSTANTIATE(reduce_scatter)
+GRIDMPI_COLL_INSTANTIATE(reduce_scatter_block)
+GRIDMPI_COLL_INSTANTIATE(scan)
+GRIDMPI_COLL_INSTANTIATE(exscan)
+#undef GRIDMPI_COLL_INSTANTIATE
+
+// The description of a parameter, for the unit test that checks it against
+// the registry.
+std::string algorithm_parameter_description(Kind kind) {
+  return algorithm_param(kind).info().description;
+}
+
+// ---- entry points ----------------------------------------------------------
+namespace {
+template <Kind K>
+void run(const Args<K>& a, core::Comm& c) {
+  select<K>(a, c).run(a, c);
+}
+}  // namespace
+
+void barrier(core::Comm& comm) { run<Kind::barrier>(BarrierArgs{}, comm); }
+
+void bcast(void* buffer, int count, MPI_Datatype type, int root, core::Comm& comm) {
+  if (comm.size == 1 || packed_size(count, type) == 0) return;
+  run<Kind::bcast>(BcastArgs{buffer, count, type, root}, comm);
+}
+
+void gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+            int recvcount, MPI_Datatype recvtype, int root, core::Comm& comm) {
+  GatherArgs a{sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root};
+  if (message_bytes<Kind::gather>(a, comm) == 0) return;
+  run<Kind::gather>(a, comm);
+}
+
+void gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+             const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+             core::Comm& comm) {
+  run<Kind::gatherv>(
+      GathervArgs{sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root},
+      comm);
+}
+
+void scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+             int recvcount, MPI_Datatype recvtype, int root, core::Comm& comm) {
+  GatherArgs a{sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root};
+  if (message_bytes<Kind::scatter>(a, comm) == 0) return;
+  run<Kind::scatter>(a, comm);
+}
+
+void scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
+              MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+              int root, core::Comm& comm) {
+  run<Kind::scatterv>(
+      ScattervArgs{sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root},
+      comm);
+}
+
+void allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+               int recvcount, MPI_Datatype recvtype, core::Comm& comm) {
+  GatherArgs a{sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0};
+  if (message_bytes<Kind::allgather>(a, comm) == 0) return;
+  run<Kind::allgather>(a, comm);
+}
+
+void allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                core::Comm& comm) {
+  run<Kind::allgatherv>(
+      GathervArgs{sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, 0}, comm);
+}
+
+void alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+              int recvcount, MPI_Datatype recvtype, core::Comm& comm) {
+  GatherArgs a{sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0};
+  if (message_bytes<Kind::alltoall>(a, comm) == 0) return;
+  run<Kind::alltoall>(a, comm);
+}
+
+void alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+               MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+               const int rdispls[], MPI_Datatype recvtype, core::Comm& comm) {
+  run<Kind::alltoallv>(AlltoallvArgs{sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                                     rdispls, recvtype},
+                       comm);
+}
+
+void alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
+               const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+               const int rdispls[], const MPI_Datatype recvtypes[], core::Comm& comm) {
+  run<Kind::alltoallw>(AlltoallwArgs{sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                                     recvcounts, rdispls, recvtypes},
+                       comm);
+}
+
+void reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+            int root, core::Comm& comm) {
+  if (count == 0) return;
+  run<Kind::reduce>(ReduceArgs{sendbuf, recvbuf, count, type, op, root}, comm);
+}
+
+void allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+               core::Comm& comm) {
+  if (count == 0) return;
+  run<Kind::allreduce>(ReduceArgs{sendbuf, recvbuf, count, type, op, 0}, comm);
+}
+
+void reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
+                    MPI_Datatype type, MPI_Op op, core::Comm& comm) {
+  run<Kind::reduce_scatter>(ReduceScatterArgs{sendbuf, recvbuf, recvcounts, type, op}, comm);
+}
+
+void reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype type,
+                          MPI_Op op, core::Comm& comm) {
+  if (recvcount == 0) return;
+  run<Kind::reduce_scatter_block>(ReduceArgs{sendbuf, recvbuf, recvcount, type, op, 0}, comm);
+}
+
+void scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+          core::Comm& comm) {
+  if (count == 0) return;
+  run<Kind::scan>(ReduceArgs{sendbuf, recvbuf, count, type, op, 0}, comm);
+}
+
+void exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+            core::Comm& comm) {
+  if (count == 0) return;
+  run<Kind::exscan>(ReduceArgs{sendbuf, recvbuf, count, type, op, 0}, comm);
+}
+
+}  // namespace gridmpi::coll

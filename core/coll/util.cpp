@@ -1,0 +1,139 @@
+#include "core/coll/util.hpp"
+
+#include <climits>
+#include <cstring>
+#include <string>
+
+#include "core/coll/coll.hpp"
+#include "core/datatype.hpp"
+#include "core/error.hpp"
+#include "core/op.hpp"
+
+namespace gridmpi::coll {
+
+Shape shape(MPI_Datatype type) {
+  const core::Datatype& t = core::datatype(type);
+  return Shape{t.size, t.extent(), t.true_lb, t.true_extent(), t.contiguous};
+}
+
+Bytes::Bytes(std::size_t n) : size_(n) {
+  if (n > 0) data_ = std::make_unique_for_overwrite<std::byte[]>(n);
+}
+
+TypedBuffer::TypedBuffer(int count, MPI_Datatype type) {
+  if (count <= 0) return;
+  Shape s = shape(type);
+  true_lb_ = s.true_lb;
+  extent_ = s.extent;
+  // A negative extent (resized types) spreads elements below the first one;
+  // cover both directions.
+  MPI_Aint span = s.true_extent + static_cast<MPI_Aint>(count - 1) * (s.extent < 0 ? -s.extent : s.extent);
+  if (s.extent < 0) true_lb_ += static_cast<MPI_Aint>(count - 1) * s.extent;
+  bytes_ = Bytes(static_cast<std::size_t>(span > 0 ? span : 0));
+}
+
+void copy(const void* src, int scount, MPI_Datatype stype, void* dst, int rcount,
+          MPI_Datatype rtype) {
+  if (scount == 0) return;
+  if (src == dst && scount == rcount && stype == rtype) return;
+  core::copy_typed(src, scount, stype, dst, rcount, rtype);
+}
+
+std::size_t packed_size(int count, MPI_Datatype type) {
+  return count <= 0 ? 0 : static_cast<std::size_t>(count) * core::datatype(type).size;
+}
+
+void pack(const void* buf, int count, MPI_Datatype type, std::byte* out) {
+  if (count <= 0) return;
+  const core::Datatype& t = core::datatype(type);
+  if (t.contiguous) {
+    std::memcpy(out, at_bytes(buf, t.true_lb), static_cast<std::size_t>(count) * t.size);
+  } else {
+    t.pack(buf, static_cast<std::size_t>(count), out);
+  }
+}
+
+void unpack(const std::byte* in, int count, MPI_Datatype type, void* buf) {
+  if (count <= 0) return;
+  const core::Datatype& t = core::datatype(type);
+  if (t.contiguous) {
+    std::memcpy(at_bytes(buf, t.true_lb), in, static_cast<std::size_t>(count) * t.size);
+  } else {
+    t.unpack(in, static_cast<std::size_t>(count), buf);
+  }
+}
+
+PackedInput::PackedInput(const void* buf, int count, MPI_Datatype type)
+    : size_(packed_size(count, type)) {
+  if (size_ == 0) return;
+  const core::Datatype& t = core::datatype(type);
+  if (t.contiguous) {
+    data_ = static_cast<const std::byte*>(at_bytes(buf, t.true_lb));
+  } else {
+    copy_ = Bytes(size_);
+    pack(buf, count, type, copy_.data());
+    data_ = copy_.data();
+  }
+}
+
+PackedOutput::PackedOutput(void* buf, int count, MPI_Datatype type, bool initialise)
+    : size_(packed_size(count, type)), buf_(buf), count_(count), type_(type) {
+  if (size_ == 0) return;
+  const core::Datatype& t = core::datatype(type);
+  if (t.contiguous) {
+    data_ = static_cast<std::byte*>(at_bytes(buf, t.true_lb));
+  } else {
+    scratch_ = Bytes(size_);
+    data_ = scratch_.data();
+    if (initialise) pack(buf, count, type, data_);
+  }
+}
+
+void PackedOutput::finish() {
+  if (scratch_.data() != nullptr) unpack(scratch_.data(), count_, type_, buf_);
+}
+
+void reduce_local(const void* in, void* inout, int count, MPI_Datatype type, MPI_Op op) {
+  if (count <= 0) return;
+  core::op(op).apply(in, inout, count, type);
+}
+
+bool is_commutative(MPI_Op op) { return core::op(op).commutative; }
+
+void Requests::send(const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                    core::Comm& comm) {
+  pending_.reserve(pending_.size() + 1);  // so that push_back cannot lose the request
+  pending_.push_back(coll::isend(buf, count, type, dest, tag, comm));
+}
+
+void Requests::recv(void* buf, int count, MPI_Datatype type, int source, int tag,
+                    core::Comm& comm) {
+  pending_.reserve(pending_.size() + 1);
+  pending_.push_back(coll::irecv(buf, count, type, source, tag, comm));
+}
+
+void Requests::wait() {
+  std::vector<request::Request*> requests;
+  requests.swap(pending_);
+  wait_all(requests);
+}
+
+Requests::~Requests() {
+  // Only reached with pending requests when a post failed: the others still
+  // point into buffers about to be freed, so let them finish first.
+  if (pending_.empty()) return;
+  try {
+    wait();
+  } catch (...) {
+  }
+}
+
+int byte_count(std::size_t n) {
+  if (n > static_cast<std::size_t>(INT_MAX)) {
+    throw MpiError(MPI_ERR_COUNT, "collective message of " + std::to_string(n) +
+                                      " bytes is larger than INT_MAX; split the operation");
+  }
+  return static_cast<int>(n);
+}
+
+}  // namespace gridmpi::coll

@@ -1,0 +1,402 @@
+// Communicators: the handle table, context-id agreement, and the
+// constructors (dup, split, create) and destructor (free).
+//
+// Context ids must be equal in every member and unique among the live
+// communicators of each process.  Each process keeps a bitmap of free id
+// pairs (ContextPool); a constructor ANDs the bitmaps of all the parent's
+// processes with one allreduce on the parent (coll::allreduce runs on the
+// parent's collective context, so it cannot meet user messages) and takes the lowest
+// common pair.  Processes that get MPI_COMM_NULL take part but reserve nothing.
+#include <algorithm>
+#include <bit>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "conf/log.hpp"
+#include "core/attr.hpp"
+#include "core/coll/coll.hpp"
+#include "core/errhandler.hpp"
+#include "core/group.hpp"
+#include "core/runtime.hpp"
+#include "request/request.hpp"
+
+namespace gridmpi::core {
+
+namespace {
+
+void require_intra(const Comm& c, const char* operation) {
+  if (c.is_inter())
+    throw MpiError(MPI_ERR_COMM, fmt::format("{} on an intercommunicator is not supported yet", operation));
+}
+
+// The lowest id pair free in every process of parent; reserved here when member.
+std::uint32_t agree_on_context(Comm& parent, bool member) {
+  ContextPool& pool = context_pool();
+  if (parent.size == 1) return pool.take_lowest(pool.free_mask(), member);
+  ContextPool::Mask agreed{};
+  // Errors propagate as MpiError: the calling MPI function reports them once.
+  coll::allreduce(pool.free_mask().data(), agreed.data(), ContextPool::words, MPI_UINT64_T, MPI_BAND,
+                  parent);
+  return pool.take_lowest(agreed, member);
+}
+
+int my_world_rank() { return runtime().world_rank; }
+
+// Leaders of the two sides of an intercommunicator talk on its collective
+// context with this tag (create_group's tags on a parent's collective
+// context are (1 << 30) | tag too, but intercommunicators are never parents
+// of create_group).
+constexpr int leader_tag = 1 << 30;
+
+void clear_pair(ContextPool::Mask& mask, std::uint32_t context_id) {
+  std::uint32_t pair = context_id / 2;
+  mask[pair / 64] &= ~(std::uint64_t{1} << (pair % 64));
+}
+
+void and_into(ContextPool::Mask& mask, const ContextPool::Mask& other) {
+  for (int w = 0; w < ContextPool::words; ++w) mask[w] &= other[w];
+}
+
+// Send-receive with one peer of c on an explicit context (MPI_Intercomm_create
+// runs the leaders' exchange on peer_comm's point-to-point context, with the
+// user's tag, as the standard prescribes).
+void exchange_with(Comm& c, std::uint32_t context, int peer, int tag, const void* out, int out_count, void* in,
+                   int in_count, MPI_Datatype type) {
+  request::Engine& e = *runtime().engine;
+  request::Request* rr = e.irecv(in, in_count, type, peer, tag, c, context);
+  request::Request* sr = nullptr;
+  try {
+    sr = e.isend(out, out_count, type, peer, tag, c, context, request::SendMode::standard);
+  } catch (...) {
+    if (e.cancel(rr)) e.release(rr);
+    throw;
+  }
+  e.wait_until([&] { return rr->complete && sr->complete; });
+  int error = rr->error != MPI_SUCCESS ? rr->error : sr->error;
+  e.release(rr);
+  e.release(sr);
+  if (error != MPI_SUCCESS)
+    throw MpiError(error, fmt::format("exchange with rank {} (tag {}) failed: {}", peer, tag, error_string(error)));
+}
+
+// An intercommunicator and its hidden local intracommunicator, from two
+// agreed context ids (the same in both groups; the groups are disjoint, so
+// the second id can serve both sides' local communicators).
+MPI_Comm make_intercomm(const ContextPool::Mask& agreed, std::shared_ptr<Group> local,
+                        std::shared_ptr<Group> remote) {
+  ContextPool& pool = context_pool();
+  ContextPool::Mask rest = agreed;
+  std::uint32_t inter_id = pool.take_lowest(rest, true);
+  clear_pair(rest, inter_id);
+  std::uint32_t local_id = pool.take_lowest(rest, true);
+  Comm& local_comm = make_comm(MPI_COMM_NULL, local_id, local);
+  local_comm.name = "intercommunicator local group";
+  Comm& inter = make_comm(MPI_COMM_NULL, inter_id, std::move(local));
+  inter.remote_group = std::move(remote);
+  inter.local_comm = local_comm.handle;
+  return inter.handle;
+}
+
+// The AND of the free masks of every process on both sides of intercomm,
+// plus the remote side's `value` (one int from its leader), known everywhere.
+std::pair<ContextPool::Mask, int> agree_across(Comm& intercomm, int value) {
+  Comm& local = comm(intercomm.local_comm);
+  ContextPool::Mask mask{};
+  if (local.size == 1) {
+    mask = context_pool().free_mask();
+  } else {
+    coll::allreduce(context_pool().free_mask().data(), mask.data(), ContextPool::words, MPI_UINT64_T, MPI_BAND,
+                    local);
+  }
+  // words mask words, then the leader's value.
+  std::vector<std::uint64_t> message(ContextPool::words + 1);
+  if (local.rank == 0) {
+    std::vector<std::uint64_t> mine(mask.begin(), mask.end());
+    mine.push_back(static_cast<std::uint64_t>(static_cast<std::int64_t>(value)));
+    exchange_with(intercomm, intercomm.coll_context(), 0, leader_tag, mine.data(), ContextPool::words + 1,
+                  message.data(), ContextPool::words + 1, MPI_UINT64_T);
+    for (int w = 0; w < ContextPool::words; ++w) message[w] &= mask[w];
+  }
+  if (local.size > 1) coll::bcast(message.data(), ContextPool::words + 1, MPI_UINT64_T, 0, local);
+  std::copy(message.begin(), message.begin() + ContextPool::words, mask.begin());
+  return {mask, static_cast<int>(static_cast<std::int64_t>(message[ContextPool::words]))};
+}
+
+}  // namespace
+
+// ---- context pool -----------------------------------------------------------
+
+ContextPool::ContextPool() { free_.fill(~std::uint64_t{0}); }
+
+std::uint32_t ContextPool::take_lowest(const Mask& agreed, bool reserve_it) {
+  for (int w = 0; w < words; ++w) {
+    if (agreed[w] == 0) continue;
+    int bit = std::countr_zero(agreed[w]);
+    auto context_id = static_cast<std::uint32_t>(2 * (w * 64 + bit));
+    if (reserve_it) reserve(context_id);
+    return context_id;
+  }
+  throw MpiError(MPI_ERR_INTERN,
+                 fmt::format("out of communicator context ids ({} communicators alive in some process); "
+                             "free unused communicators with MPI_Comm_free",
+                             words * 64));
+}
+
+void ContextPool::reserve(std::uint32_t context_id) {
+  std::uint32_t pair = context_id / 2;
+  if (pair >= words * 64u) throw MpiError(MPI_ERR_INTERN, fmt::format("context id {} out of range", context_id));
+  free_[pair / 64] &= ~(std::uint64_t{1} << (pair % 64));
+}
+
+void ContextPool::release(std::uint32_t context_id) {
+  std::uint32_t pair = context_id / 2;
+  if (pair >= words * 64u) return;
+  free_[pair / 64] |= std::uint64_t{1} << (pair % 64);
+}
+
+bool ContextPool::is_free(std::uint32_t context_id) const noexcept {
+  std::uint32_t pair = context_id / 2;
+  if (pair >= words * 64u) return false;
+  return (free_[pair / 64] >> (pair % 64)) & 1;
+}
+
+ContextPool& context_pool() {
+  static ContextPool pool;
+  return pool;
+}
+
+// ---- table ------------------------------------------------------------------
+
+HandleTable<Comm>& comm_table() {
+  static HandleTable<Comm> table(MPI_ERR_COMM);
+  return table;
+}
+
+Comm& comm(MPI_Comm handle) {
+  Comm* c = comm_table().find(handle);
+  if (!c) {
+    if (handle == MPI_COMM_NULL) throw MpiError(MPI_ERR_COMM, "the communicator is MPI_COMM_NULL");
+    throw MpiError(MPI_ERR_COMM, fmt::format("invalid communicator {}", handle));
+  }
+  return *c;
+}
+
+Comm& make_comm(MPI_Comm fixed_handle, std::uint32_t context_id, std::shared_ptr<Group> group) {
+  auto obj = std::make_unique<Comm>();
+  Comm* c = obj.get();
+  c->context_id = context_id;
+  c->rank = group->my_rank;
+  c->size = group->size();
+  c->group = std::move(group);
+  if (fixed_handle != MPI_COMM_NULL) {
+    comm_table().put_at(fixed_handle, std::move(obj));
+    c->handle = fixed_handle;
+  } else {
+    c->handle = comm_table().add(std::move(obj));
+  }
+  log().debug("communicator {} created: context {}, size {}, rank {}", c->handle, c->context_id, c->size,
+              c->rank);
+  return *c;
+}
+
+// ---- operations ---------------------------------------------------------------
+
+int comm_compare(const Comm& a, const Comm& b) {
+  if (a.handle == b.handle) return MPI_IDENT;
+  if (a.is_inter() != b.is_inter()) return MPI_UNEQUAL;
+  int local = group_compare(*a.group, *b.group);
+  int result = local == MPI_IDENT ? MPI_CONGRUENT : local;
+  if (a.is_inter()) {
+    int remote = group_compare(*a.remote_group, *b.remote_group);
+    int remote_result = remote == MPI_IDENT ? MPI_CONGRUENT : remote;
+    result = std::max(result, remote_result);
+  }
+  return result;
+}
+
+MPI_Comm comm_dup(Comm& parent) {
+  MPI_Comm handle;
+  if (parent.is_inter()) {
+    ContextPool::Mask agreed = agree_across(parent, 0).first;
+    handle = make_intercomm(agreed, parent.group, parent.remote_group);
+  } else {
+    handle = make_comm(MPI_COMM_NULL, agree_on_context(parent, true), parent.group).handle;
+  }
+  // The table holds objects by pointer: `parent` stays valid as it grows.
+  Comm& c = comm(handle);
+  c.errhandler = parent.errhandler;
+  retain_errhandler(c.errhandler);
+  c.info_hints = parent.info_hints;
+  try {
+    copy_comm_attributes(parent, c);
+  } catch (...) {
+    c.attributes.clear();  // what was copied has been deleted already
+    c.attribute_order.clear();
+    comm_free(handle);
+    throw;
+  }
+  return handle;
+}
+
+MPI_Comm comm_split(Comm& parent, int color, int key) {
+  require_intra(parent, "MPI_Comm_split");
+  if (color < 0 && color != MPI_UNDEFINED)
+    throw MpiError(MPI_ERR_ARG, fmt::format("color {} is negative (and not MPI_UNDEFINED)", color));
+  std::vector<int> color_key(2 * static_cast<size_t>(parent.size));
+  if (parent.size == 1) {
+    color_key = {color, key};
+  } else {
+    int mine[2] = {color, key};
+    coll::allgather(mine, 2, MPI_INT, color_key.data(), 2, MPI_INT, parent);
+  }
+  std::uint32_t context_id = agree_on_context(parent, color != MPI_UNDEFINED);
+  if (color == MPI_UNDEFINED) return MPI_COMM_NULL;
+
+  std::vector<int> ranks;  // parent ranks with my color
+  for (int r = 0; r < parent.size; ++r)
+    if (color_key[2 * r] == color) ranks.push_back(r);
+  std::stable_sort(ranks.begin(), ranks.end(),
+                   [&](int a, int b) { return color_key[2 * a + 1] < color_key[2 * b + 1]; });
+  std::vector<int> members;
+  members.reserve(ranks.size());
+  for (int r : ranks) members.push_back(parent.group->members[r]);
+  auto group = std::make_shared<Group>(make_group(std::move(members), my_world_rank()));
+  return make_comm(MPI_COMM_NULL, context_id, std::move(group)).handle;
+}
+
+MPI_Comm comm_create(Comm& parent, const Group& g) {
+  require_intra(parent, "MPI_Comm_create");
+  for (int w : g.members)
+    if (parent.group->rank_of_world(w) == MPI_UNDEFINED)
+      throw MpiError(MPI_ERR_GROUP,
+                     fmt::format("the group contains world rank {}, which is not in the communicator", w));
+  bool member = g.rank_of_world(my_world_rank()) != MPI_UNDEFINED;
+  std::uint32_t context_id = agree_on_context(parent, member);
+  if (!member) return MPI_COMM_NULL;
+  auto group = std::make_shared<Group>(make_group(g.members, my_world_rank()));
+  return make_comm(MPI_COMM_NULL, context_id, std::move(group)).handle;
+}
+
+MPI_Comm comm_create_group(Comm& parent, const Group& g, int tag) {
+  require_intra(parent, "MPI_Comm_create_group");
+  if (tag < 0) throw MpiError(MPI_ERR_TAG, fmt::format("tag {} is negative", tag));
+  int me = g.rank_of_world(my_world_rank());
+  if (me == MPI_UNDEFINED)
+    throw MpiError(MPI_ERR_GROUP, "the calling process is not in the group (only members call MPI_Comm_create_group)");
+  const int n = g.size();
+  std::vector<int> parent_rank(n);
+  for (int i = 0; i < n; ++i) {
+    parent_rank[i] = parent.group->rank_of_world(g.members[i]);
+    if (parent_rank[i] == MPI_UNDEFINED)
+      throw MpiError(MPI_ERR_GROUP, fmt::format("the group contains world rank {}, which is not in the communicator",
+                                                g.members[i]));
+  }
+  // Distinct user tags keep concurrent calls with overlapping groups apart.
+  const int internal_tag = (1 << 30) | (tag & ((1 << 30) - 1));
+  ContextPool& pool = context_pool();
+  ContextPool::Mask mask = pool.free_mask();
+  // Binomial reduce (AND) to group rank 0, then binomial broadcast back.
+  for (int step = 1; step < n; step <<= 1) {
+    if (me & step) {
+      coll::send(mask.data(), ContextPool::words, MPI_UINT64_T, parent_rank[me - step], internal_tag, parent);
+      break;
+    }
+    if (me + step < n) {
+      ContextPool::Mask other{};
+      coll::recv(other.data(), ContextPool::words, MPI_UINT64_T, parent_rank[me + step], internal_tag, parent);
+      for (int w = 0; w < ContextPool::words; ++w) mask[w] &= other[w];
+    }
+  }
+  int step = 1;
+  while (step < n && !(me & step)) step <<= 1;
+  if (step < n)
+    coll::recv(mask.data(), ContextPool::words, MPI_UINT64_T, parent_rank[me - step], internal_tag, parent);
+  for (step >>= 1; step > 0; step >>= 1)
+    if (me + step < n)
+      coll::send(mask.data(), ContextPool::words, MPI_UINT64_T, parent_rank[me + step], internal_tag, parent);
+  std::uint32_t context_id = pool.take_lowest(mask, true);
+  auto group = std::make_shared<Group>(make_group(g.members, my_world_rank()));
+  return make_comm(MPI_COMM_NULL, context_id, std::move(group)).handle;
+}
+
+MPI_Comm intercomm_create(Comm& local_comm, int local_leader, Comm& peer_comm, int remote_leader, int tag) {
+  require_intra(local_comm, "MPI_Intercomm_create (local_comm)");
+  if (local_leader < 0 || local_leader >= local_comm.size)
+    throw MpiError(MPI_ERR_RANK, fmt::format("local_leader {} is not a rank of local_comm (size {})", local_leader,
+                                             local_comm.size));
+  if (tag < 0) throw MpiError(MPI_ERR_TAG, fmt::format("tag {} is negative", tag));
+  ContextPool::Mask mask{};
+  if (local_comm.size == 1) {
+    mask = context_pool().free_mask();
+  } else {
+    coll::allreduce(context_pool().free_mask().data(), mask.data(), ContextPool::words, MPI_UINT64_T, MPI_BAND,
+                    local_comm);
+  }
+  // The leader learns the remote group and mask; then every local process
+  // gets [remote size, agreed mask words..., remote world ranks...].
+  std::vector<std::uint64_t> message(1 + ContextPool::words);
+  if (local_comm.rank == local_leader) {
+    if (remote_leader < 0 || remote_leader >= peer_comm.peer_size())
+      throw MpiError(MPI_ERR_RANK, fmt::format("remote_leader {} is not a rank of peer_comm (size {})",
+                                               remote_leader, peer_comm.peer_size()));
+    int my_size = local_comm.size, remote_size = 0;
+    exchange_with(peer_comm, peer_comm.context_id, remote_leader, tag, &my_size, 1, &remote_size, 1, MPI_INT);
+    std::vector<std::uint64_t> mine(1 + ContextPool::words + my_size);
+    mine[0] = static_cast<std::uint64_t>(my_size);
+    std::copy(mask.begin(), mask.end(), mine.begin() + 1);
+    for (int i = 0; i < my_size; ++i) mine[1 + ContextPool::words + i] = local_comm.group->members[i];
+    message.resize(1 + ContextPool::words + remote_size);
+    exchange_with(peer_comm, peer_comm.context_id, remote_leader, tag, mine.data(), static_cast<int>(mine.size()),
+                  message.data(), static_cast<int>(message.size()), MPI_UINT64_T);
+    for (int w = 0; w < ContextPool::words; ++w) message[1 + w] &= mask[w];
+  }
+  if (local_comm.size > 1) {
+    std::uint64_t remote_size = message[0];
+    coll::bcast(&remote_size, 1, MPI_UINT64_T, local_leader, local_comm);
+    message.resize(1 + ContextPool::words + remote_size);
+    coll::bcast(message.data(), static_cast<int>(message.size()), MPI_UINT64_T, local_leader, local_comm);
+  }
+  ContextPool::Mask agreed{};
+  std::copy(message.begin() + 1, message.begin() + 1 + ContextPool::words, agreed.begin());
+  std::vector<int> remote_members;
+  for (size_t i = 1 + ContextPool::words; i < message.size(); ++i)
+    remote_members.push_back(static_cast<int>(message[i]));
+  for (int w : remote_members)
+    if (local_comm.group->rank_of_world(w) != MPI_UNDEFINED)
+      throw MpiError(MPI_ERR_COMM, fmt::format("world rank {} is in both groups (they must be disjoint)", w));
+  auto remote = std::make_shared<Group>(make_group(std::move(remote_members), my_world_rank()));
+  return make_intercomm(agreed, local_comm.group, std::move(remote));
+}
+
+MPI_Comm intercomm_merge(Comm& intercomm, bool high) {
+  if (!intercomm.is_inter()) throw MpiError(MPI_ERR_COMM, "MPI_Intercomm_merge needs an intercommunicator");
+  auto [agreed, remote_high] = agree_across(intercomm, high ? 1 : 0);
+  // The group that said high = false comes first; on a tie, the group whose
+  // first process has the lower world rank (both sides compute the same).
+  bool local_first = high != static_cast<bool>(remote_high)
+                         ? !high
+                         : intercomm.group->members.front() < intercomm.remote_group->members.front();
+  const Group& first = local_first ? *intercomm.group : *intercomm.remote_group;
+  const Group& second = local_first ? *intercomm.remote_group : *intercomm.group;
+  std::vector<int> members = first.members;
+  members.insert(members.end(), second.members.begin(), second.members.end());
+  std::uint32_t context_id = context_pool().take_lowest(agreed, true);
+  auto group = std::make_shared<Group>(make_group(std::move(members), my_world_rank()));
+  return make_comm(MPI_COMM_NULL, context_id, std::move(group)).handle;
+}
+
+void comm_free(MPI_Comm handle) {
+  if (handle == MPI_COMM_WORLD || handle == MPI_COMM_SELF)
+    throw MpiError(MPI_ERR_COMM, "cannot free MPI_COMM_WORLD or MPI_COMM_SELF");
+  Comm& c = comm(handle);
+  delete_all_comm_attributes(c);
+  MPI_Comm local = c.local_comm;
+  context_pool().release(c.context_id);
+  release_errhandler(c.errhandler);
+  log().debug("communicator {} freed (context {})", handle, c.context_id);
+  comm_table().release(handle);
+  if (local != MPI_COMM_NULL) comm_free(local);
+}
+
+}  // namespace gridmpi::core

@@ -1,0 +1,32 @@
+// MPI_Info objects: ordered (key, value) string pairs.  Owner: core/info*.cpp.
+#pragma once
+#include <mpi.h>
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/handle_table.hpp"
+
+namespace gridmpi::core {
+
+struct Info {
+  MPI_Info handle = MPI_INFO_NULL;
+  // Insertion order is kept: MPI_Info_get_nthkey numbers keys in that order.
+  std::vector<std::pair<std::string, std::string>> entries;
+
+  // Throw MPI_ERR_INFO_KEY / MPI_ERR_INFO_VALUE for over-long or empty keys.
+  void set(const std::string& key, const std::string& value);
+  std::optional<std::string> get(const std::string& key) const;
+  void erase(const std::string& key);  // throws MPI_ERR_INFO_NOKEY when absent
+};
+
+HandleTable<Info>& info_table();  // MPI_INFO_ENV always present
+Info& info(MPI_Info handle);      // throws MpiError(MPI_ERR_INFO)
+// Fills MPI_INFO_ENV (command, argv, maxprocs, soft, host, arch, wdir,
+// thread_level) at MPI_Init.  argc/argv may be null (then /proc/self/cmdline).
+void fill_info_env(int* argc, char*** argv, int world_size, int thread_level,
+                   const std::string& host);
+
+}  // namespace gridmpi::core

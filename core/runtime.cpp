@@ -1,0 +1,173 @@
+// The runtime object and the MPI_Init / MPI_Finalize sequences.
+#include "core/runtime.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <numeric>
+#include <stdexcept>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "conf/log.hpp"
+#include "core/api.hpp"
+#include "core/attr.hpp"
+#include "core/coll/coll.hpp"
+#include "core/errhandler.hpp"
+#include "core/group.hpp"
+#include "core/info.hpp"
+#include "launcher/control_client.hpp"
+#include "request/request.hpp"
+
+namespace gridmpi::core {
+
+namespace {
+
+State current_state = State::not_initialized;
+std::unique_ptr<Runtime> the_runtime;
+std::thread::id main_thread;
+
+std::string local_host_name() {
+  char name[MPI_MAX_PROCESSOR_NAME] = {};
+  if (gethostname(name, sizeof name - 1) != 0) return "localhost";
+  return name;
+}
+
+// IMPI_HOST_SIZE / IMPI_HOST_COLOR: hosts numbered in order of their lowest rank.
+std::pair<int, int> host_size_and_color(const std::vector<std::string>& hosts, int my_rank) {
+  std::vector<std::string> distinct;
+  int my_color = 0;
+  for (int r = 0; r < static_cast<int>(hosts.size()); ++r) {
+    auto it = std::find(distinct.begin(), distinct.end(), hosts[r]);
+    int color = static_cast<int>(it - distinct.begin());
+    if (it == distinct.end()) distinct.push_back(hosts[r]);
+    if (r == my_rank) my_color = color;
+  }
+  return {static_cast<int>(distinct.size()), my_color};
+}
+
+int appnum_from_environment() {
+  const char* text = std::getenv("_YAMPI_APPNUM");
+  if (!text || !*text) return 0;
+  char* end = nullptr;
+  long v = std::strtol(text, &end, 10);
+  return (*end == '\0' && v >= 0 && v < 1 << 30) ? static_cast<int>(v) : 0;
+}
+
+void set_world_attributes(const Runtime& rt) {
+  set_predefined_attribute(MPI_TAG_UB, 0x7fffffff);
+  set_predefined_attribute(MPI_HOST, MPI_PROC_NULL);
+  // Every rank's stdout/stderr reaches the user (mpirun forwards them).
+  set_predefined_attribute(MPI_IO, MPI_ANY_SOURCE);
+  set_predefined_attribute(MPI_WTIME_IS_GLOBAL, 0);
+  set_predefined_attribute(MPI_UNIVERSE_SIZE, rt.world_size);
+  set_predefined_attribute(MPI_LASTUSEDCODE, last_used_code());
+  set_predefined_attribute(MPI_APPNUM, appnum_from_environment());
+  // A single cluster is one IMPI client (issue 5 sets these from the IMPI server).
+  set_predefined_attribute(IMPI_CLIENT_SIZE, 1);
+  set_predefined_attribute(IMPI_CLIENT_COLOR, 0);
+  auto [host_size, host_color] = host_size_and_color(rt.host_names, rt.world_rank);
+  set_predefined_attribute(IMPI_HOST_SIZE, host_size);
+  set_predefined_attribute(IMPI_HOST_COLOR, host_color);
+}
+
+void build_predefined_communicators(const Runtime& rt) {
+  std::vector<int> all(rt.world_size);
+  std::iota(all.begin(), all.end(), 0);
+  auto world_group = std::make_shared<Group>(make_group(std::move(all), rt.world_rank));
+  auto self_group = std::make_shared<Group>(make_group({rt.world_rank}, rt.world_rank));
+  context_pool().reserve(0);
+  context_pool().reserve(2);
+  make_comm(MPI_COMM_WORLD, 0, std::move(world_group)).name = "MPI_COMM_WORLD";
+  make_comm(MPI_COMM_SELF, 2, std::move(self_group)).name = "MPI_COMM_SELF";
+}
+
+}  // namespace
+
+State state() noexcept { return current_state; }
+
+Runtime& runtime() {
+  if (current_state != State::initialized || !the_runtime)
+    throw MpiError(MPI_ERR_OTHER, current_state == State::finalized ? "mpi has already been finalized"
+                                                                    : "mpi is not initialized yet");
+  return *the_runtime;
+}
+
+void require_initialized(const char* function) {
+  if (current_state == State::initialized) return;
+  (void)function;  // api_call already prefixes the message with the function name
+  if (current_state == State::finalized)
+    throw MpiError(MPI_ERR_OTHER, "called after MPI_Finalize (no MPI calls are allowed then)");
+  throw MpiError(MPI_ERR_OTHER, "called before MPI_Init (call MPI_Init or MPI_Init_thread first)");
+}
+
+bool is_main_thread() noexcept { return std::this_thread::get_id() == main_thread; }
+
+int initialize(int required_thread_level, int* argc, char*** argv) {
+  if (current_state == State::initialized) throw MpiError(MPI_ERR_OTHER, "mpi is already initialized");
+  if (current_state == State::finalized)
+    throw MpiError(MPI_ERR_OTHER, "mpi cannot be initialized again after MPI_Finalize");
+  log();  // sets up the logger (level from GRIDMPI_LOG_LEVEL)
+
+  auto rt = std::make_unique<Runtime>();
+  try {
+    rt->control = launcher::ControlClient::from_environment();
+  } catch (const std::exception& e) {
+    throw MpiError(MPI_ERR_OTHER, fmt::format("cannot reach mpirun's control service: {}", e.what()));
+  }
+  std::uint64_t cookie = 0;
+  if (rt->control) {
+    rt->world_rank = rt->control->rank();
+    rt->world_size = rt->control->size();
+    cookie = rt->control->job_cookie();
+  }
+  set_log_rank(rt->world_rank);
+  rt->processor_name = local_host_name();
+  rt->thread_level = std::clamp(required_thread_level, MPI_THREAD_SINGLE, MPI_THREAD_SERIALIZED);
+  rt->host_names = rt->control ? rt->control->exchange("host", rt->processor_name)
+                               : std::vector<std::string>{rt->processor_name};
+
+  rt->engine = request::make_engine(rt->world_rank, rt->world_size, cookie);
+  std::string endpoint = rt->engine->endpoint();
+  std::vector<std::string> endpoints =
+      rt->control ? rt->control->exchange("endpoint", endpoint) : std::vector<std::string>{endpoint};
+  rt->engine->set_peer_endpoints(endpoints);
+
+  build_predefined_communicators(*rt);
+  set_world_attributes(*rt);
+  fill_info_env(argc, argv, rt->world_size, rt->thread_level, rt->processor_name);
+  main_thread = std::this_thread::get_id();
+  the_runtime = std::move(rt);
+  current_state = State::initialized;
+  log().info("initialized: rank {} of {} on {}, thread level {}", the_runtime->world_rank,
+             the_runtime->world_size, the_runtime->processor_name, the_runtime->thread_level);
+  return the_runtime->thread_level;
+}
+
+void finalize() {
+  Runtime& rt = runtime();
+  // MPI-2.2: MPI_Finalize first frees the attributes of MPI_COMM_SELF (their
+  // callbacks may still communicate), then those of MPI_COMM_WORLD.
+  for (MPI_Comm c : {MPI_COMM_SELF, MPI_COMM_WORLD}) {
+    try {
+      delete_all_comm_attributes(comm(c));
+    } catch (const MpiError& e) {
+      log().warn("MPI_Finalize: an attribute delete callback on {} failed: {}", comm(c).name, e.what());
+    }
+  }
+  // Completes the pending work of every rank before the transports close.
+  if (rt.world_size > 1) coll::barrier(comm(MPI_COMM_WORLD));
+  rt.engine->shutdown();
+  if (rt.control) rt.control->finalize();
+  current_state = State::finalized;
+  log().info("finalized");
+  // Objects that outlive MPI (user communicators never freed) must not reach
+  // the engine through their collective state once it is gone.
+  for (MPI_Comm c : {MPI_COMM_WORLD, MPI_COMM_SELF})
+    if (Comm* p = comm_table().find(c)) p->coll_state.reset();
+  the_runtime.reset();
+}
+
+}  // namespace gridmpi::core

@@ -1,0 +1,149 @@
+#include "core/src/api_pt2pt_util.hpp"
+
+#include "core/datatype.hpp"
+#include "core/runtime.hpp"
+#include "request/request_types.hpp"
+
+namespace gridmpi::core::pt2pt {
+
+request::Engine& engine() {
+  Runtime& rt = runtime();
+  if (!rt.engine) throw MpiError(MPI_ERR_INTERN, "the request engine is not running");
+  return *rt.engine;
+}
+
+namespace {
+
+void check_count_and_type(int count, MPI_Datatype type) {
+  if (count < 0) throw MpiError(MPI_ERR_COUNT, fmt::format("count {} is negative", count));
+  if (type == MPI_DATATYPE_NULL) throw MpiError(MPI_ERR_TYPE, "datatype is MPI_DATATYPE_NULL");
+  const Datatype& t = datatype(type);
+  if (!t.committed && !t.predefined)
+    throw MpiError(MPI_ERR_TYPE, fmt::format("datatype {} is not committed (call MPI_Type_commit)", type));
+}
+
+void check_rank(const Comm& c, int rank, bool any_allowed, const char* what) {
+  if (rank == MPI_PROC_NULL || (any_allowed && rank == MPI_ANY_SOURCE)) return;
+  if (rank < 0 || rank >= c.peer_size())
+    throw MpiError(MPI_ERR_RANK, fmt::format("{} rank {} is outside 0..{} of the {}communicator", what, rank,
+                                             c.peer_size() - 1, c.is_inter() ? "remote group of the inter" : ""));
+}
+
+void check_tag(int tag, bool any_allowed) {
+  if (any_allowed && tag == MPI_ANY_TAG) return;
+  // MPI_TAG_UB is 0x7fffffff: every non-negative int is a valid tag.
+  if (tag < 0)
+    throw MpiError(MPI_ERR_TAG, fmt::format("tag {} is invalid (tags are 0..{}{})", tag, 0x7fffffff,
+                                            any_allowed ? " or MPI_ANY_TAG" : ""));
+}
+
+Comm& check_comm(MPI_Comm comm) {
+  if (comm == MPI_COMM_NULL) throw MpiError(MPI_ERR_COMM, "communicator is MPI_COMM_NULL");
+  return core::comm(comm);
+}
+
+}  // namespace
+
+Comm& check_send(const void*, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  Comm& c = check_comm(comm);
+  check_count_and_type(count, type);
+  check_rank(c, dest, false, "destination");
+  check_tag(tag, false);
+  return c;
+}
+
+Comm& check_recv(void*, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm) {
+  Comm& c = check_comm(comm);
+  check_count_and_type(count, type);
+  check_rank(c, source, true, "source");
+  check_tag(tag, true);
+  return c;
+}
+
+Comm& check_probe(int source, int tag, MPI_Comm comm) {
+  Comm& c = check_comm(comm);
+  check_rank(c, source, true, "source");
+  check_tag(tag, true);
+  return c;
+}
+
+request::Request& lookup(MPI_Request handle) {
+  if (handle == MPI_REQUEST_NULL) throw MpiError(MPI_ERR_REQUEST, "request is MPI_REQUEST_NULL");
+  request::Request* r = request::find_request(handle);
+  if (!r) throw MpiError(MPI_ERR_REQUEST, fmt::format("invalid request handle {}", handle));
+  return *r;
+}
+
+void set_empty_status(MPI_Status* status) {
+  if (!status) return;
+  status->MPI_SOURCE = MPI_ANY_SOURCE;
+  status->MPI_TAG = MPI_ANY_TAG;
+  status->MPI_ERROR = MPI_SUCCESS;
+  status->gridmpi_count = 0;
+  status->gridmpi_cancelled = 0;
+}
+
+void copy_status(MPI_Status* to, const MPI_Status& from) {
+  if (!to) return;
+  int error = to->MPI_ERROR;
+  *to = from;
+  to->MPI_ERROR = error;
+}
+
+bool is_inactive(const request::Request* r) { return !r || (r->persistent && !r->active); }
+
+namespace {
+
+std::string describe_failure(const request::Request& r) {
+  if (r.error == MPI_ERR_TRUNCATE) {
+    const auto* p = dynamic_cast<const request::PointRequest*>(&r);
+    if (p)
+      return fmt::format("message of {} bytes from rank {} (tag {}) truncated to the {}-byte receive buffer",
+                         p->message_size, r.status.MPI_SOURCE, r.status.MPI_TAG, p->bytes);
+    return "message truncated";
+  }
+  return fmt::format("request {} failed with error class {}", r.handle, r.error);
+}
+
+}  // namespace
+
+int finish(request::Engine& engine, MPI_Request* handle, MPI_Status* status, std::string* message) {
+  request::Request& r = lookup(*handle);
+  if (auto* g = dynamic_cast<GeneralizedRequest*>(&r)) {
+    MPI_Status local{};
+    set_empty_status(&local);
+    int error = g->query ? g->query(g->extra_state, &local) : MPI_SUCCESS;
+    copy_status(status, local);
+    int free_error = g->free ? g->free(g->extra_state) : MPI_SUCCESS;
+    engine.release(g);
+    *handle = MPI_REQUEST_NULL;
+    if (error == MPI_SUCCESS) error = free_error;
+    if (error != MPI_SUCCESS && message) *message = fmt::format("generalized request callback returned {}", error);
+    return error;
+  }
+  copy_status(status, r.status);
+  int error = r.error;
+  if (error != MPI_SUCCESS && message) *message = describe_failure(r);
+  if (r.persistent) {
+    r.active = false;
+  } else {
+    engine.release(&r);
+    *handle = MPI_REQUEST_NULL;
+  }
+  return error;
+}
+
+void release_checked(request::Engine& engine, request::Request* r, MPI_Status* status) {
+  copy_status(status, r->status);
+  int error = r->error;
+  std::string message = error != MPI_SUCCESS ? describe_failure(*r) : std::string();
+  engine.release(r);
+  if (error != MPI_SUCCESS) throw MpiError(error, message);
+}
+
+void wait_and_release(request::Engine& engine, request::Request* r, MPI_Status* status) {
+  if (!r->complete) engine.wait_until([r] { return r->complete; });
+  release_checked(engine, r, status);
+}
+
+}  // namespace gridmpi::core::pt2pt

@@ -1,0 +1,72 @@
+// Shared helpers of the point-to-point C API files (api_pt2pt*.cpp).
+#pragma once
+#include <mpi.h>
+
+#include <fmt/format.h>
+#include <new>
+
+#include "core/api.hpp"
+#include "core/group.hpp"
+#include "request/request.hpp"
+
+namespace gridmpi::core::pt2pt {
+
+request::Engine& engine();
+
+// Argument checks; each returns the communicator or throws MpiError with the
+// MPI error class the standard names.
+Comm& check_send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);
+Comm& check_recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm);
+Comm& check_probe(int source, int tag, MPI_Comm comm);
+
+// The request behind a handle (not MPI_REQUEST_NULL); MPI_ERR_REQUEST otherwise.
+request::Request& lookup(MPI_Request handle);
+
+// A request created by MPI_Grequest_start.
+struct GeneralizedRequest : request::Request {
+  MPI_Grequest_query_function* query = nullptr;
+  MPI_Grequest_free_function* free = nullptr;
+  MPI_Grequest_cancel_function* cancel = nullptr;
+  void* extra_state = nullptr;
+};
+
+void set_empty_status(MPI_Status* status);
+// Copies a status except MPI_ERROR, which calls returning one status leave
+// alone (MPI-3.1 section 3.2.5); multiple completions set it only with
+// MPI_ERR_IN_STATUS.
+void copy_status(MPI_Status* to, const MPI_Status& from);
+// Null or an inactive persistent request: completion returns an empty status at once.
+bool is_inactive(const request::Request* r);
+
+// For a complete request: copies its status out and frees it (a persistent
+// one becomes inactive; a generalized one runs query_fn and free_fn).
+// MPI_ERROR of the status is left alone.
+// Returns the error class to report (MPI_SUCCESS, MPI_ERR_TRUNCATE, ...) and,
+// when not success, a description in *message.  *handle becomes
+// MPI_REQUEST_NULL unless the request is persistent.
+int finish(request::Engine& engine, MPI_Request* handle, MPI_Status* status, std::string* message);
+
+// Waits for a request the caller created, copies its status, releases it and
+// throws MpiError when it failed.
+void wait_and_release(request::Engine& engine, request::Request* r, MPI_Status* status);
+void release_checked(request::Engine& engine, request::Request* r, MPI_Status* status);
+
+// Like api_call, but the communicator whose error handler runs is decided
+// while the body runs (the communicator of the failing request).
+template <class Body>
+int request_call(MPI_Comm& comm, const char* function, Body&& body) noexcept {
+  try {
+    body();
+    return MPI_SUCCESS;
+  } catch (const MpiError& e) {
+    return handle_error(comm_table().find(comm) ? comm : MPI_COMM_WORLD, e.error_class(), function, e.what());
+  } catch (const std::bad_alloc&) {
+    return handle_error(MPI_COMM_WORLD, MPI_ERR_NO_MEM, function, "out of memory");
+  } catch (const std::exception& e) {
+    return handle_error(MPI_COMM_WORLD, MPI_ERR_INTERN, function, e.what());
+  } catch (...) {
+    return handle_error(MPI_COMM_WORLD, MPI_ERR_INTERN, function, "unknown internal error");
+  }
+}
+
+}  // namespace gridmpi::core::pt2pt

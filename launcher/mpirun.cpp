@@ -1,0 +1,784 @@
+// mpirun: reads the host file, starts every rank through an RPIM method and
+// runs the control service (JobControl) under a poll() loop.  This file is
+// the I/O adapter: sockets, pipes, child processes and signals; every
+// decision about the job is JobControl's.
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <random>
+
+#include "conf/hostfile.hpp"
+#include "conf/registry.hpp"
+#include "launcher/control_service.hpp"
+#include "launcher/net.hpp"
+#include "launcher/options.hpp"
+#include "launcher/output.hpp"
+#include "rpim/method.hpp"
+#include "rpim/placement.hpp"
+#include "rpim/spawn.hpp"
+
+extern char** environ;
+
+namespace gridmpi::launcher {
+namespace {
+
+namespace fs = std::filesystem;
+
+const conf::Param<std::string> config_file{
+    "mpirun.config_file", "mpi_conf", "",
+    "host file used when -c is not given (the default ./mpi_conf is optional; a file named here must exist)",
+    conf::Level::user, {"_YAMPI_CONFIG_FILE"}};
+const conf::Param<std::int64_t> startup_timeout{
+    "mpirun.startup_timeout", 60, "seconds",
+    "how long a rank may take to connect to mpirun (MPI_Init) once another rank has; 0 = no limit",
+    conf::Level::user, {"_YAMPI_MPIRUN_STARTUP_TIMEOUT"}};
+const conf::Param<double> terminate_grace{
+    "mpirun.terminate_grace", 2.0, "seconds",
+    "when stopping a job: time between SIGTERM and SIGKILL", conf::Level::tuner,
+    {"_YAMPI_MPIRUN_TERMINATE_SLEEP"}};
+const conf::Param<bool> show_rank{"mpirun.showrank", false, "",
+                                  "prefix every line of output with the rank (\"[3] \")", conf::Level::user,
+                                  {"_YAMPI_MPIRUN_SHOWRANK"}};
+const conf::Param<std::string> remote_shell{
+    "rpim.rsh", rpim::default_remote_shell, "",
+    "remote shell (with options) for hosts other than this one; '#' = start every rank locally",
+    conf::Level::user, {"_YAMPI_RSH"}};
+const conf::Param<std::int64_t> max_starting{
+    "rpim.max_starting_sessions", 8, "",
+    "remote shell sessions being set up at once (sshd refuses connections beyond its MaxStartups); 0 = no cap",
+    conf::Level::tuner};
+const conf::Param<std::string> envs_list{
+    "mpirun.envs_list", "", "",
+    "names of extra environment variables (comma or colon separated) passed to ranks on remote hosts",
+    conf::Level::user, {"_YAMPI_MPIRUN_ENVSLIST"}};
+const conf::Param<bool> change_dir{"mpirun.chdir", true, "",
+                                   "ranks on remote hosts start in mpirun's working directory",
+                                   conf::Level::user, {"_YAMPI_MPIRUN_CHDIR"}};
+const conf::Param<std::string> control_address{
+    "mpirun.address", "", "",
+    "address the ranks use to reach mpirun's control service; default: chosen per host by routing",
+    conf::Level::tuner};
+const conf::Param<std::int64_t> control_port{"mpirun.port", 0, "",
+                                             "port of mpirun's control service; 0 = any free port",
+                                             conf::Level::tuner, {"_YAMPI_MPIRUN_PORT"}};
+
+[[noreturn]] void usage_exit(const std::string& line) {
+  std::string text = "mpirun: " + line + "\n";
+  write_all(2, text);
+  std::exit(2);
+}
+
+void print_err(const std::string& line) { write_all(2, line + "\n"); }
+
+fs::path installation_root() {
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return {};
+  return exe.parent_path().parent_path();
+}
+
+// The program as an absolute path when it can be found here, so that ranks
+// started elsewhere (remote shells with a minimal PATH) find it too.
+std::string resolve_program(const std::string& program) {
+  if (program.find('/') != std::string::npos) {
+    if (program[0] == '/') return program;
+    return (fs::current_path() / program).lexically_normal().string();
+  }
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/bin:/bin";
+  std::size_t start = 0;
+  while (start <= dirs.size()) {
+    std::size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    std::string dir = dirs.substr(start, end - start);
+    if (dir.empty()) dir = ".";
+    fs::path candidate = fs::path(dir) / program;
+    if (::access(candidate.c_str(), X_OK) == 0 && !fs::is_directory(candidate)) {
+      if (candidate.is_relative()) candidate = fs::current_path() / candidate;
+      return candidate.lexically_normal().string();
+    }
+    start = end + 1;
+  }
+  return program;
+}
+
+std::uint64_t make_cookie() {
+  std::random_device device;
+  std::uint64_t cookie = 0;
+  while (cookie == 0) cookie = (std::uint64_t{device()} << 32) ^ device();
+  return cookie;
+}
+
+std::vector<std::string> split_names(const std::string& text) {
+  std::vector<std::string> out;
+  std::string current;
+  for (char c : text + ",") {
+    if (c == ',' || c == ':' || c == ' ') {
+      if (!current.empty()) out.push_back(current);
+      current.clear();
+    } else {
+      current += c;
+    }
+  }
+  return out;
+}
+
+// Environment that follows a rank to a remote host.  ssh gives a fresh
+// login environment, so the library's own settings must travel explicitly.
+std::vector<std::string> environment_for_remote(const std::vector<std::string>& extra_names) {
+  std::vector<std::string> out;
+  for (char** e = environ; e && *e; ++e) {
+    std::string entry = *e;
+    std::string name = entry.substr(0, entry.find('='));
+    bool ours = name.starts_with("GRIDMPI_") || name.starts_with("_YAMPI_") || name.starts_with("IMPI_") ||
+                name == "MPIROOT";
+    bool listed = std::find(extra_names.begin(), extra_names.end(), name) != extra_names.end();
+    if (ours || listed) out.push_back(entry);
+  }
+  return out;
+}
+
+struct RankPlan {
+  int rank = 0;
+  std::string host;
+  bool local = true;
+  rpim::Method method;
+  std::string phost;
+};
+
+int self_pipe_write = -1;
+
+extern "C" void on_signal(int signo) {
+  int saved = errno;
+  unsigned char byte = static_cast<unsigned char>(signo);
+  ssize_t ignored = ::write(self_pipe_write, &byte, 1);
+  (void)ignored;
+  errno = saved;
+}
+
+void set_nonblocking(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
+
+class Mpirun {
+ public:
+  int run(const std::vector<std::string>& args);
+
+ private:
+  void read_settings();
+  void plan_ranks();
+  std::vector<std::string> rank_environment(const RankPlan& p, bool with_cookie) const;
+  std::vector<std::string> proxy_argv(const RankPlan& p) const;
+  std::vector<std::string> launch_argv(const RankPlan& p) const;
+  int dry_run() const;
+  void launch(const RankPlan& p);
+  void launch_more();
+  void apply(std::vector<Action> actions);
+  void reap();
+  void flush_connection(ConnectionId id);
+  void close_connection(ConnectionId id);
+  void accept_connections();
+  void event_loop();
+  void drain_and_reap();
+  void forward_stream(std::size_t index);
+  bool forwarding_stdin() const { return stdin_open_ && rank0_stdin_; }
+
+  struct Connection {
+    UniqueFd fd;
+    std::string out;
+    bool closing = false;
+  };
+  struct Stream {
+    UniqueFd fd;
+    LineBuffer lines;
+    int target;  // 1 or 2
+  };
+  struct Child {
+    pid_t pid;
+    int rank;
+    bool remote_shell;
+    bool reaped = false;
+  };
+
+  MpirunOptions options_;
+  fs::path root_;
+  std::vector<conf::HostEntry> hosts_;
+  std::vector<RankPlan> plans_;
+  std::vector<std::string> program_;
+  std::string rsh_;
+  std::vector<std::string> extra_env_names_;
+  bool showrank_ = false;
+  bool chdir_ = true;
+  std::int64_t max_starting_ = 8;
+  std::chrono::milliseconds startup_timeout_{60000};
+  std::chrono::milliseconds grace_{2000};
+  std::string address_setting_;
+  int port_setting_ = 0;
+  std::uint64_t cookie_ = 0;
+  int port_ = 0;
+
+  std::unique_ptr<JobControl> job_;
+  UniqueFd listener_;
+  UniqueFd signal_read_;
+  ConnectionId next_connection_ = 1;
+  std::map<ConnectionId, Connection> connections_;
+  std::vector<Stream> streams_;
+  std::vector<Child> children_;
+  std::size_t next_launch_ = 0;
+  UniqueFd rank0_stdin_;
+  bool stdin_open_ = false;
+  std::string stdin_buffer_;
+  int exit_status_ = 255;
+};
+
+void Mpirun::read_settings() {
+  try {
+    rsh_ = remote_shell.get();
+    showrank_ = options_.showrank || show_rank.get();
+    chdir_ = change_dir.get();
+    max_starting_ = max_starting.get();
+    std::int64_t seconds = startup_timeout.get();
+    if (seconds < 0) throw conf::ConfigError("mpirun.startup_timeout must be >= 0, got " + std::to_string(seconds));
+    startup_timeout_ = std::chrono::seconds(seconds);
+    double grace = terminate_grace.get();
+    if (grace < 0 || grace > 3600)
+      throw conf::ConfigError("mpirun.terminate_grace must be between 0 and 3600 seconds, got " +
+                              std::to_string(grace));
+    grace_ = std::chrono::milliseconds(static_cast<long long>(grace * 1000));
+    extra_env_names_ = split_names(envs_list.get());
+    address_setting_ = control_address.get();
+    std::int64_t port = control_port.get();
+    if (port < 0 || port > 65535)
+      throw conf::ConfigError("mpirun.port must be a port number 0..65535, got " + std::to_string(port));
+    port_setting_ = static_cast<int>(port);
+
+    std::string file = options_.hostfile;
+    bool must_exist = !file.empty();
+    if (file.empty()) {
+      const auto& resolved = config_file.resolve();
+      file = config_file.get();
+      must_exist = resolved.source != conf::Source::default_value;
+      if (file.empty()) {
+        file = "mpi_conf";
+        must_exist = false;
+      }
+    }
+    std::error_code ec;
+    if (!must_exist && !fs::exists(file, ec)) {
+      hosts_.clear();
+    } else {
+      if (!fs::exists(file, ec))
+        throw UsageError("cannot read host file '" + file + "': " + std::strerror(ENOENT) +
+                         "; check the -c argument (or _YAMPI_CONFIG_FILE)");
+      try {
+        hosts_ = conf::parse_hostfile(file);
+      } catch (const conf::ConfigError& e) {
+        throw UsageError(std::string(e.what()) + "; fix the host file (or name another with -c)");
+      }
+      if (hosts_.empty())
+        throw UsageError("host file '" + file + "' lists no hosts; put one host name per line (optionally with a "
+                         "slot count: 'node1 4')");
+    }
+  } catch (const conf::ConfigError& e) {
+    usage_exit(std::string(e.what()) + "; correct the value (or unset it) and run again");
+  } catch (const UsageError& e) {
+    usage_exit(e.what());
+  }
+  if (rsh_.find_first_not_of(" \t") == std::string::npos) rsh_ = rpim::default_remote_shell;
+  try {
+    (void)rpim::split_words(rsh_);
+  } catch (const std::exception& e) {
+    usage_exit("malformed _YAMPI_RSH '" + rsh_ + "': " + e.what() + "; fix the quoting");
+  }
+}
+
+void Mpirun::plan_ranks() {
+  int np = options_.np;
+  if (np == 0) np = hosts_.empty() ? 1 : rpim::total_slots(hosts_);
+  auto assignment = rpim::assign_ranks(hosts_, np);
+  std::map<std::string, bool> local_cache;
+  bool any_remote = false;
+  for (int r = 0; r < np; ++r) {
+    RankPlan p;
+    p.rank = r;
+    p.host = assignment[static_cast<std::size_t>(r)];
+    auto it = local_cache.find(p.host);
+    if (it == local_cache.end()) it = local_cache.emplace(p.host, rpim::is_local_host(p.host)).first;
+    p.method = rpim::choose_method(rsh_, it->second);
+    p.local = p.method.kind == rpim::Kind::fork;
+    any_remote = any_remote || !p.local;
+    plans_.push_back(std::move(p));
+  }
+  // Which address each rank dials to reach mpirun.  It also becomes the
+  // rank's default advertised address (GRIDMPI_LOCAL_ADDRESS), so on a job
+  // that spans hosts it must not be the loopback.
+  std::string toward_remote;
+  if (any_remote) {
+    for (const auto& p : plans_) {
+      if (p.local) continue;
+      if (auto a = source_address_toward(p.host)) {
+        toward_remote = *a;
+        break;
+      }
+    }
+    if (toward_remote.empty()) toward_remote = first_interface_address().value_or("127.0.0.1");
+  }
+  for (auto& p : plans_) {
+    if (!address_setting_.empty()) {
+      p.phost = address_setting_;
+    } else if (!any_remote) {
+      p.phost = "127.0.0.1";
+    } else if (p.local) {
+      auto a = resolve_ipv4(p.host);
+      p.phost = (a && is_local_address(*a) && a->rfind("127.", 0) != 0) ? *a : toward_remote;
+    } else {
+      p.phost = source_address_toward(p.host).value_or(toward_remote);
+    }
+  }
+}
+
+std::vector<std::string> Mpirun::rank_environment(const RankPlan& p, bool with_cookie) const {
+  std::vector<std::string> env = {
+      "_YAMPI_NPROCS=" + std::to_string(plans_.size()),
+      "_YAMPI_MYRANK=" + std::to_string(p.rank),
+      "_YAMPI_PHOST=" + p.phost,
+      "_YAMPI_PPORT=" + (options_.dryrun ? std::string("<port>") : std::to_string(port_)),
+      "_YAMPI_NODENAME=" + p.host,
+  };
+  if (with_cookie) env.push_back("_YAMPI_PHASH=" + (options_.dryrun ? std::string("<cookie>") : std::to_string(cookie_)));
+  if (options_.nounix) env.push_back("_YAMPI_DISABLE_UNIX=1");
+  return env;
+}
+
+std::vector<std::string> Mpirun::proxy_argv(const RankPlan& p) const {
+  const char* mpiroot = std::getenv("MPIROOT");
+  fs::path base = mpiroot && *mpiroot ? fs::path(mpiroot) : root_;
+  std::vector<std::string> argv = {(base / "bin" / "gridmpi-proxy").string(), "--control",
+                                   p.phost + ":" + (options_.dryrun ? std::string("<port>") : std::to_string(port_)),
+                                   "--rank", std::to_string(p.rank)};
+  if (chdir_) {
+    argv.push_back("--cwd");
+    argv.push_back(fs::current_path().string());
+  }
+  auto env = environment_for_remote(extra_env_names_);
+  for (auto& e : rank_environment(p, false)) env.push_back(e);
+  for (auto& e : env) {
+    argv.push_back("--env");
+    argv.push_back(e);
+  }
+  argv.push_back("--");
+  argv.insert(argv.end(), program_.begin(), program_.end());
+  return argv;
+}
+
+std::vector<std::string> Mpirun::launch_argv(const RankPlan& p) const {
+  if (p.local) return program_;
+  return rpim::remote_shell_argv(p.method, p.host, proxy_argv(p));
+}
+
+int Mpirun::dry_run() const {
+  for (const auto& p : plans_) {
+    std::string line = "rank " + std::to_string(p.rank) + " on " + p.host + " (" + p.method.name() + "): ";
+    if (p.local) line += rpim::shell_join(rank_environment(p, true)) + " ";
+    line += rpim::shell_join(launch_argv(p));
+    write_all(1, line + "\n");
+  }
+  return 0;
+}
+
+void Mpirun::launch(const RankPlan& p) {
+  rpim::SpawnRequest request;
+  request.argv = launch_argv(p);
+  request.env = p.local ? rpim::environment_with(rank_environment(p, true)) : rpim::environment_with({});
+  bool wants_stdin = !p.local || (p.rank == 0 && stdin_open_);
+  request.stdin_mode = wants_stdin ? rpim::StdinMode::pipe : rpim::StdinMode::null;
+  auto now = Clock::now();
+  rpim::SpawnedProcess process;
+  try {
+    process = rpim::spawn(request);
+  } catch (const rpim::SpawnError& e) {
+    std::string fix = p.local ? "; check the program name, its path and that it is executable"
+                              : "; install the remote shell or set _YAMPI_RSH";
+    job_->launch_failed(p.rank, e.what() + fix, now);
+    return;
+  }
+  job_->launched(p.rank, process.pid, now);
+  children_.push_back(Child{process.pid, p.rank, !p.local});
+  std::string prefix = showrank_ ? "[" + std::to_string(p.rank) + "] " : "";
+  set_nonblocking(process.stdout_fd.get());
+  set_nonblocking(process.stderr_fd.get());
+  streams_.push_back(Stream{std::move(process.stdout_fd), LineBuffer(prefix), 1});
+  streams_.push_back(Stream{std::move(process.stderr_fd), LineBuffer(prefix), 2});
+  if (!p.local) {
+    // The agent reads the job cookie as its first line of input, so that it
+    // never shows on a command line.
+    write_all(process.stdin_fd.get(), std::to_string(cookie_) + "\n");
+  }
+  if (p.rank == 0 && stdin_open_) {
+    set_nonblocking(process.stdin_fd.get());
+    rank0_stdin_ = std::move(process.stdin_fd);
+  }
+}
+
+void Mpirun::launch_more() {
+  while (next_launch_ < plans_.size() && !job_->failed()) {
+    const RankPlan& p = plans_[next_launch_];
+    if (!p.local && max_starting_ > 0) {
+      std::int64_t starting = 0;
+      for (const auto& c : children_)
+        if (c.remote_shell && !c.reaped && !job_->agent_connected(c.rank) && !job_->rank_gone(c.rank)) ++starting;
+      if (starting >= max_starting_) return;
+    }
+    ++next_launch_;
+    launch(p);
+  }
+}
+
+void Mpirun::flush_connection(ConnectionId id) {
+  auto it = connections_.find(id);
+  if (it == connections_.end()) return;
+  Connection& c = it->second;
+  while (!c.out.empty()) {
+    ssize_t n = ::send(c.fd.get(), c.out.data(), c.out.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) return;
+    if (n < 0) {
+      c.out.clear();  // the peer is gone; its end arrives as EOF
+      break;
+    }
+    c.out.erase(0, static_cast<std::size_t>(n));
+  }
+  if (c.closing) connections_.erase(it);
+}
+
+void Mpirun::close_connection(ConnectionId id) {
+  auto it = connections_.find(id);
+  if (it == connections_.end()) return;
+  it->second.closing = true;
+  flush_connection(id);
+}
+
+void Mpirun::apply(std::vector<Action> actions) {
+  for (auto& a : actions) {
+    if (auto* send = std::get_if<action::Send>(&a)) {
+      auto it = connections_.find(send->connection);
+      if (it == connections_.end()) continue;
+      it->second.out.append(reinterpret_cast<const char*>(send->bytes.data()), send->bytes.size());
+      flush_connection(send->connection);
+    } else if (auto* close = std::get_if<action::Close>(&a)) {
+      close_connection(close->connection);
+    } else if (auto* print = std::get_if<action::Print>(&a)) {
+      print_err(print->line);
+    } else if (auto* sig = std::get_if<action::SignalLocal>(&a)) {
+      for (const auto& c : children_) {
+        if (!c.remote_shell) {
+          // The whole process group: the rank and whatever it started.
+          ::kill(-c.pid, sig->signo);
+        } else if (!c.reaped && (!job_->agent_connected(c.rank) || sig->signo == SIGKILL)) {
+          ::kill(-c.pid, sig->signo == SIGKILL ? SIGKILL : SIGTERM);
+        }
+      }
+    } else if (auto* finish = std::get_if<action::Finish>(&a)) {
+      exit_status_ = finish->exit_status;
+    }
+  }
+}
+
+void Mpirun::reap() {
+  for (;;) {
+    int status = 0;
+    pid_t pid = ::waitpid(-1, &status, WNOHANG);
+    if (pid <= 0) return;
+    for (auto& c : children_) {
+      if (c.pid != pid || c.reaped) continue;
+      c.reaped = true;
+      if (c.remote_shell)
+        job_->remote_shell_exited(c.rank, status, Clock::now());
+      else
+        job_->process_exited(c.rank, status, Clock::now());
+    }
+  }
+}
+
+void Mpirun::accept_connections() {
+  for (;;) {
+    int fd = ::accept4(listener_.get(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) return;
+    ConnectionId id = next_connection_++;
+    connections_[id].fd.reset(fd);
+    job_->connection_opened(id, peer_name(fd));
+  }
+}
+
+void Mpirun::forward_stream(std::size_t index) {
+  Stream& s = streams_[index];
+  char buffer[65536];
+  for (;;) {
+    ssize_t n = ::read(s.fd.get(), buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) return;
+    if (n <= 0) {
+      write_all(s.target, s.lines.finish(plans_.size() > 1 || showrank_));
+      s.fd.reset();
+      return;
+    }
+    std::string out = s.lines.feed(std::string_view(buffer, static_cast<std::size_t>(n)));
+    if (!out.empty()) write_all(s.target, out);
+  }
+}
+
+void Mpirun::event_loop() {
+  std::vector<pollfd> fds;
+  enum class Kind { signal, listener, connection, stream, stdin_read, stdin_write };
+  std::vector<std::pair<Kind, std::uint64_t>> what;
+  while (!job_->finished()) {
+    apply(job_->take_actions());
+    launch_more();
+    apply(job_->take_actions());
+    if (job_->finished()) break;
+    fds.clear();
+    what.clear();
+    auto add = [&](int fd, short events, Kind kind, std::uint64_t index) {
+      fds.push_back(pollfd{fd, events, 0});
+      what.emplace_back(kind, index);
+    };
+    add(signal_read_.get(), POLLIN, Kind::signal, 0);
+    add(listener_.get(), POLLIN, Kind::listener, 0);
+    for (auto& [id, c] : connections_)
+      add(c.fd.get(), static_cast<short>(POLLIN | (c.out.empty() ? 0 : POLLOUT)), Kind::connection, id);
+    for (std::size_t i = 0; i < streams_.size(); ++i)
+      if (streams_[i].fd) add(streams_[i].fd.get(), POLLIN, Kind::stream, i);
+    if (forwarding_stdin()) {
+      if (stdin_buffer_.empty())
+        add(0, POLLIN, Kind::stdin_read, 0);
+      else
+        add(rank0_stdin_.get(), POLLOUT, Kind::stdin_write, 0);
+    }
+    int timeout = -1;
+    if (auto deadline = job_->next_deadline()) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - Clock::now()).count();
+      timeout = static_cast<int>(std::clamp<long long>(left + 1, 0, INT_MAX));
+    }
+    int ready = ::poll(fds.data(), fds.size(), timeout);
+    if (ready < 0 && errno != EINTR) {
+      print_err(std::string("mpirun: poll: ") + std::strerror(errno));
+      job_->interrupted(SIGTERM, Clock::now());
+      continue;
+    }
+    for (std::size_t k = 0; ready > 0 && k < fds.size(); ++k) {
+      if (!fds[k].revents) continue;
+      auto [kind, index] = what[k];
+      switch (kind) {
+        case Kind::signal: {
+          unsigned char signals[64];
+          ssize_t n = ::read(signal_read_.get(), signals, sizeof signals);
+          for (ssize_t i = 0; i < n; ++i) {
+            if (signals[i] == SIGCHLD)
+              reap();
+            else
+              job_->interrupted(signals[i], Clock::now());
+          }
+          break;
+        }
+        case Kind::listener:
+          accept_connections();
+          break;
+        case Kind::connection: {
+          auto it = connections_.find(index);
+          if (it == connections_.end()) break;
+          if (fds[k].revents & POLLOUT) flush_connection(index);
+          if (!connections_.contains(index)) break;
+          if (fds[k].revents & (POLLIN | POLLHUP | POLLERR)) {
+            std::byte buffer[65536];
+            ssize_t n = ::recv(it->second.fd.get(), buffer, sizeof buffer, 0);
+            if (n > 0) {
+              job_->received(index, std::span(buffer, static_cast<std::size_t>(n)), Clock::now());
+            } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+              connections_.erase(it);
+              job_->connection_closed(index, Clock::now());
+            }
+          }
+          break;
+        }
+        case Kind::stream:
+          forward_stream(index);
+          break;
+        case Kind::stdin_read: {
+          char buffer[16384];
+          ssize_t n = ::read(0, buffer, sizeof buffer);
+          if (n > 0) {
+            stdin_buffer_.assign(buffer, static_cast<std::size_t>(n));
+          } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+            stdin_open_ = false;
+            rank0_stdin_.reset();  // rank 0 sees end of file
+          }
+          break;
+        }
+        case Kind::stdin_write: {
+          ssize_t n = ::write(rank0_stdin_.get(), stdin_buffer_.data(), stdin_buffer_.size());
+          if (n > 0) {
+            stdin_buffer_.erase(0, static_cast<std::size_t>(n));
+          } else if (n < 0 && errno != EAGAIN && errno != EINTR) {
+            stdin_open_ = false;  // rank 0 closed its input or ended
+            rank0_stdin_.reset();
+            stdin_buffer_.clear();
+          }
+          break;
+        }
+      }
+    }
+    job_->tick(Clock::now());
+  }
+  apply(job_->take_actions());
+}
+
+void Mpirun::drain_and_reap() {
+  listener_.reset();
+  rank0_stdin_.reset();
+  // Output still in the pipes, and remote shells that have not ended yet.
+  auto deadline = Clock::now() + std::chrono::seconds(3);
+  std::optional<Clock::time_point> all_reaped_at;
+  for (;;) {
+    bool children_left = false;
+    for (const auto& c : children_) children_left = children_left || !c.reaped;
+    bool streams_left = false;
+    for (const auto& s : streams_) streams_left = streams_left || bool(s.fd);
+    auto now = Clock::now();
+    if (!children_left && !all_reaped_at) all_reaped_at = now;
+    // A pipe kept open by a process the rank left behind must not hold mpirun.
+    if (all_reaped_at) deadline = std::min(deadline, *all_reaped_at + std::chrono::milliseconds(500));
+    if ((!children_left && !streams_left) || now >= deadline) break;
+    std::vector<pollfd> fds{pollfd{signal_read_.get(), POLLIN, 0}};
+    std::vector<std::size_t> index{0};
+    for (std::size_t i = 0; i < streams_.size(); ++i) {
+      if (!streams_[i].fd) continue;
+      fds.push_back(pollfd{streams_[i].fd.get(), POLLIN, 0});
+      index.push_back(i);
+    }
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count();
+    if (::poll(fds.data(), fds.size(), static_cast<int>(left + 1)) <= 0) continue;
+    if (fds[0].revents) {
+      unsigned char signals[64];
+      ssize_t n = ::read(signal_read_.get(), signals, sizeof signals);
+      (void)n;
+      reap();
+    }
+    for (std::size_t k = 1; k < fds.size(); ++k)
+      if (fds[k].revents) forward_stream(index[k]);
+  }
+  for (auto& c : children_) {
+    if (c.reaped) continue;
+    ::kill(-c.pid, SIGKILL);
+    ::kill(c.pid, SIGKILL);
+    int status;
+    while (::waitpid(c.pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    c.reaped = true;
+  }
+  for (std::size_t i = 0; i < streams_.size(); ++i)
+    if (streams_[i].fd) {
+      forward_stream(i);
+      write_all(streams_[i].target, streams_[i].lines.finish(plans_.size() > 1 || showrank_));
+    }
+  for (auto& [id, c] : connections_) {
+    if (!c.out.empty()) write_all(c.fd.get(), std::as_bytes(std::span(c.out.data(), c.out.size())));
+  }
+  connections_.clear();
+}
+
+int Mpirun::run(const std::vector<std::string>& args) {
+  root_ = installation_root();
+  // Ranks and conf/ find the site file through MPIROOT; the remote agent is
+  // looked for under it too.
+  if (!std::getenv("MPIROOT") && !root_.empty()) setenv("MPIROOT", root_.c_str(), 1);
+  try {
+    options_ = parse_mpirun_options(args);
+  } catch (const UsageError& e) {
+    usage_exit(e.what());
+  }
+  if (options_.help) {
+    write_all(1, std::string(mpirun_usage));
+    return 0;
+  }
+  if (options_.version) {
+    write_all(1, std::string("mpirun (gridmpi) " GRIDMPI_VERSION "\n"));
+    return 0;
+  }
+  read_settings();
+  program_ = options_.program;
+  program_[0] = resolve_program(program_[0]);
+  plan_ranks();
+  if (options_.dryrun) return dry_run();
+  cookie_ = make_cookie();
+
+  bool any_remote = false;
+  for (const auto& p : plans_) any_remote = any_remote || !p.local;
+  try {
+    std::string bind = (any_remote || !address_setting_.empty()) ? "0.0.0.0" : "127.0.0.1";
+    listener_ = listen_tcp(bind, port_setting_, port_);
+  } catch (const std::exception& e) {
+    print_err(std::string("mpirun: cannot open the control service: ") + e.what() +
+              "; choose another port with GRIDMPI_MPIRUN_PORT or leave it 0");
+    return 255;
+  }
+
+  int pipe_fds[2];
+  if (::pipe2(pipe_fds, O_CLOEXEC | O_NONBLOCK) != 0) {
+    print_err(std::string("mpirun: pipe: ") + std::strerror(errno));
+    return 255;
+  }
+  signal_read_.reset(pipe_fds[0]);
+  self_pipe_write = pipe_fds[1];
+  struct sigaction sa{};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  for (int s : {SIGCHLD, SIGINT, SIGTERM, SIGHUP}) sigaction(s, &sa, nullptr);
+  ::signal(SIGPIPE, SIG_IGN);
+  // Reading a terminal from the background must not stop mpirun.
+  ::signal(SIGTTIN, SIG_IGN);
+
+  // Rank 0 gets mpirun's input, unless mpirun runs in the background of a terminal.
+  stdin_open_ = fcntl(0, F_GETFD) != -1 && !(isatty(0) && tcgetpgrp(0) != getpgrp());
+
+  JobSettings settings;
+  settings.cookie = cookie_;
+  for (const auto& p : plans_) {
+    settings.hosts.push_back(p.host);
+    settings.remote.push_back(!p.local);
+    if (!p.local) settings.remote_shell = p.method.name();
+  }
+  settings.startup_timeout = startup_timeout_;
+  settings.terminate_grace = grace_;
+  job_ = std::make_unique<JobControl>(std::move(settings));
+
+  event_loop();
+  drain_and_reap();
+  return exit_status_;
+}
+
+}  // namespace
+}  // namespace gridmpi::launcher
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  gridmpi::launcher::Mpirun mpirun;
+  try {
+    return mpirun.run(args);
+  } catch (const std::exception& e) {
+    std::string line = std::string("mpirun: internal error: ") + e.what() + "; please report it\n";
+    gridmpi::launcher::write_all(2, line);
+    return 255;
+  }
+}

@@ -1,0 +1,32 @@
+// mpirun's command line (GridMPI's flags, gridmpi-conventions.md §1.3).
+#pragma once
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace gridmpi::launcher {
+
+// what() is "<cause>; <fix>", printed after "mpirun: ".
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct MpirunOptions {
+  int np = 0;  // 0 = not given
+  std::string hostfile;  // -c / -machinefile; "" = not given
+  bool dryrun = false;
+  bool showrank = false;
+  bool nounix = false;
+  bool help = false;
+  bool version = false;
+  std::vector<std::string> program;  // the program and its arguments
+};
+
+// args excludes argv[0].  Options end at the first word that is not an
+// option (the program) or after "--".
+MpirunOptions parse_mpirun_options(const std::vector<std::string>& args);
+
+extern const char* const mpirun_usage;
+
+}  // namespace gridmpi::launcher

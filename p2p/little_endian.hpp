@@ -1,0 +1,62 @@
+// Explicit little-endian encoding of fixed-width integers, for every wire
+// format of the library (request/wire.hpp, p2p/tcp/tcp_wire.hpp): the byte
+// order on the wire never depends on the host.
+#pragma once
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <type_traits>
+
+namespace gridmpi::p2p {
+
+template <std::integral T>
+inline void store_le(std::byte* out, T value) noexcept {
+  using U = std::make_unsigned_t<T>;
+  U u = static_cast<U>(value);
+  for (std::size_t i = 0; i < sizeof(T); ++i) out[i] = static_cast<std::byte>((u >> (8 * i)) & 0xffu);
+}
+
+template <std::integral T>
+inline T load_le(const std::byte* in) noexcept {
+  using U = std::make_unsigned_t<T>;
+  U u = 0;
+  for (std::size_t i = 0; i < sizeof(T); ++i) u |= static_cast<U>(static_cast<U>(in[i]) << (8 * i));
+  return static_cast<T>(u);
+}
+
+// Sequential writer/reader over a fixed buffer; callers size the buffer from
+// the header's declared size, so bounds are checked by the caller once.
+class WireWriter {
+ public:
+  explicit WireWriter(std::byte* out) noexcept : out_(out) {}
+  template <std::integral T>
+  WireWriter& put(T value) noexcept {
+    store_le(out_ + used_, value);
+    used_ += sizeof(T);
+    return *this;
+  }
+  std::size_t used() const noexcept { return used_; }
+
+ private:
+  std::byte* out_;
+  std::size_t used_ = 0;
+};
+
+class WireReader {
+ public:
+  explicit WireReader(const std::byte* in) noexcept : in_(in) {}
+  template <std::integral T>
+  T get() noexcept {
+    T v = load_le<T>(in_ + used_);
+    used_ += sizeof(T);
+    return v;
+  }
+  std::size_t used() const noexcept { return used_; }
+
+ private:
+  const std::byte* in_;
+  std::size_t used_ = 0;
+};
+
+}  // namespace gridmpi::p2p

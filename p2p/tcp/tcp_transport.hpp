@@ -1,0 +1,97 @@
+// The tcp transport (Boost.Asio).  One connection per direction: a process
+// sends only on connections it opened (lazily, at the first frame to a peer)
+// and receives only on connections its peers opened, so two processes that
+// connect to each other at the same moment need no tie-break.  Each
+// connection starts with a hello (magic, version, job cookie, sender's rank)
+// and ends with a goodbye; the reverse direction of a connection carries only
+// the goodbye.  See p2p/README.md.
+#pragma once
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <chrono>
+#include <deque>
+#include <exception>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "p2p/tcp/tcp_wire.hpp"
+#include "p2p/transport.hpp"
+
+namespace gridmpi::p2p::tcp {
+
+struct TcpOptions {
+  std::int64_t socket_buffer = 65536;  // 0: kernel autotuning
+  std::string port_range;              // "start:end" or "" for any
+  std::string network;                 // advertise the interface inside this prefix
+  std::chrono::milliseconds connect_timeout{30000};
+  std::chrono::milliseconds hello_timeout{10000};
+  std::chrono::milliseconds shutdown_timeout{10000};
+  // Reads the tcp.* parameters.
+  static TcpOptions from_configuration();
+};
+
+class TcpTransport final : public Transport {
+ public:
+  TcpTransport(const TransportContext& context, TcpOptions options);
+  ~TcpTransport() override;
+  TcpTransport(const TcpTransport&) = delete;
+  TcpTransport& operator=(const TcpTransport&) = delete;
+
+  const char* name() const noexcept override { return "tcp"; }
+  Capabilities capabilities() const override;
+  bool reachable(int peer) const override;
+  std::string endpoint() override;
+  void set_peer_endpoint(int peer, std::string_view endpoint) override;
+  SendStatus send(int peer, std::span<const std::byte> header, std::span<const std::byte> payload,
+                  std::uint64_t token) override;
+  bool progress() override;
+  void begin_shutdown() override;
+  bool shutdown_complete() const override;
+
+  std::uint16_t port() const noexcept { return port_; }
+  const std::string& address() const noexcept { return address_; }
+
+  // Payloads up to this size are copied when they cannot be written at once,
+  // so that eager sends complete immediately; larger ones are referenced.
+  static constexpr std::size_t copy_limit = 64 * 1024;
+  static constexpr std::size_t eager_limit = 64 * 1024;
+
+ private:
+  class Connection;
+  friend class Connection;
+  struct PeerState {
+    std::string host;
+    std::uint16_t port = 0;
+    bool known = false;
+    std::shared_ptr<Connection> outgoing;  // we send on it
+    std::shared_ptr<Connection> incoming;  // we receive on it
+    bool said_goodbye = false;
+  };
+
+  void open_listener();
+  void accept_next();
+  Connection& outgoing(int peer);
+  bool accept_hello(const std::shared_ptr<Connection>& c, const Hello& hello);
+  void refuse(const std::shared_ptr<Connection>& c, const std::string& why);
+  void forget_unidentified(const Connection* c);
+  void fail(const std::string& message);
+  void fail(std::exception_ptr error);
+  std::string describe_peer(int peer) const;
+
+  TransportContext context_;
+  TcpOptions options_;
+  boost::asio::ip::tcp::acceptor acceptor_;
+  std::string address_;
+  std::uint16_t port_ = 0;
+  std::vector<PeerState> peers_;
+  std::vector<std::shared_ptr<Connection>> unidentified_;
+  // Handlers check this before touching the transport (it is cleared by the destructor).
+  std::shared_ptr<TcpTransport*> life_;
+  std::exception_ptr failure_;
+  bool shutting_down_ = false;
+  std::chrono::steady_clock::time_point shutdown_deadline_;
+};
+
+}  // namespace gridmpi::p2p::tcp

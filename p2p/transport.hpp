@@ -1,0 +1,126 @@
+// The transport interface: what request/ needs from a way of moving bytes to
+// another process.  Owner: p2p/.
+//
+// A transport moves framed byte messages (a small header plus an optional
+// payload) to a peer named by its MPI_COMM_WORLD rank and reports received
+// frames through the FrameSink upcalls.  It does not match, it does not know
+// MPI datatypes, and it never decides a protocol: it declares its numbers in
+// capabilities() and request/ decides from them.
+//
+// Contract, in order of importance:
+//  * Frames sent to one peer arrive in the order they were accepted by send().
+//  * For every received frame the transport calls on_frame_begin (with the
+//    header and the payload size), then exactly once on_frame_end.  Between
+//    the two it may deliver frames of other peers, never of the same peer.
+//    on_frame_begin may return a destination for the payload (exactly
+//    payload-size bytes): the transport then places the payload there (straight from the socket when it can)
+//    and on_frame_end receives that span; otherwise on_frame_end receives the
+//    payload in the transport's own memory, valid only during the call.
+//  * The sink may call send() from inside any upcall (a clear-to-send in
+//    answer to a request-to-send, for example).
+//  * send() either takes the frame (complete: the caller's memory may be
+//    reused now; in_flight: the payload is referenced until
+//    on_send_complete(token)), or refuses it (would_block: nothing taken, the
+//    caller keeps it queued and retries after progress).  The header is always
+//    copied.
+//  * Transports that wait on file descriptors do so through the shared
+//    io_context of TransportContext: the engine sleeps in it for all of them
+//    at once.  Their I/O runs in the handlers the engine's io_context.poll()
+//    executes; progress() does whatever is left (deferred errors, retries).
+//  * Upcalls never throw into the transport's I/O machinery; a transport
+//    that detects a fatal condition (a peer lost without saying goodbye)
+//    throws MpiError from progress(), with a message naming both ranks, the
+//    address and the OS error.
+#pragma once
+#include <boost/asio/io_context.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gridmpi::p2p {
+
+struct Capabilities {
+  // Payload bytes below which request/ sends eagerly unless configured otherwise.
+  std::size_t eager_limit = 0;
+  // Largest payload of one frame; longer data is cut into fragments.
+  std::size_t max_fragment = 0;
+  double latency_us = 0;            // one-way small-message estimate
+  double bandwidth_bytes_per_s = 0; // large-message estimate
+  // True when every event of this transport wakes the shared io_context, so
+  // that a waiting process may sleep there.  False forces the engine to keep
+  // polling (with yields) while this transport has traffic.
+  bool can_block = true;
+};
+
+enum class SendStatus : std::uint8_t { complete, in_flight, would_block };
+
+struct Placement {
+  // Exactly payload_size bytes, or empty: the transport supplies the payload.
+  std::span<std::byte> destination;
+  std::uint64_t token = 0;           // handed back to on_frame_end
+};
+
+// The receiving side of a transport (implemented by the request layer).
+class FrameSink {
+ public:
+  virtual ~FrameSink() = default;
+  virtual Placement on_frame_begin(int peer, std::span<const std::byte> header,
+                                   std::size_t payload_size) = 0;
+  virtual void on_frame_end(int peer, std::uint64_t token, std::span<const std::byte> payload) = 0;
+  // A send that returned in_flight is finished; its payload may be reused.
+  virtual void on_send_complete(int peer, std::uint64_t token) = 0;
+};
+
+struct TransportContext {
+  int world_rank = 0;
+  int world_size = 1;
+  std::uint64_t job_cookie = 0;
+  boost::asio::io_context* io = nullptr;
+  FrameSink* sink = nullptr;
+};
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+
+  // Short lower-case name; also the prefix of its endpoint string ("tcp").
+  virtual const char* name() const noexcept = 0;
+  virtual Capabilities capabilities() const = 0;
+  // Whether this transport can reach `peer` (a world rank) at all.
+  virtual bool reachable(int peer) const = 0;
+
+  // What peers need to reach this process, e.g. "tcp:10.0.0.2:40123"; empty
+  // when the transport has nothing to publish.
+  virtual std::string endpoint() = 0;
+  // A peer's endpoint as published (the whole "name:..." string).
+  virtual void set_peer_endpoint(int peer, std::string_view endpoint) = 0;
+
+  virtual SendStatus send(int peer, std::span<const std::byte> header,
+                          std::span<const std::byte> payload, std::uint64_t token) = 0;
+  // Non-blocking; returns true if it did any work.
+  virtual bool progress() = 0;
+
+  // Orderly close: say goodbye to every connected peer, then report when
+  // every peer has said goodbye too (or a bounded time has passed).
+  virtual void begin_shutdown() = 0;
+  virtual bool shutdown_complete() const = 0;
+};
+
+// The transports the engine may select from, in preference order for equal
+// cost.  p2p/template is deliberately absent: it is compiled and tested, never
+// selected.
+struct TransportFactory {
+  const char* name;
+  // Returns nullptr when the transport is useless for this job (tcp in a
+  // singleton, for instance).
+  std::function<std::unique_ptr<Transport>(const TransportContext&)> create;
+};
+const std::vector<TransportFactory>& transport_factories();
+
+}  // namespace gridmpi::p2p

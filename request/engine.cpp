@@ -1,0 +1,899 @@
+#include "request/engine.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fmt/format.h>
+#include <limits>
+
+#include "conf/log.hpp"
+#include "conf/registry.hpp"
+#include "core/error.hpp"
+#include "core/group.hpp"
+
+namespace gridmpi::request {
+
+namespace {
+
+const conf::Param<std::int64_t> rsize_param{
+    "request.rsize", -1, "bytes",
+    "eager/rendezvous switch point: -1 = each transport's eager limit, 0 = always eager "
+    "(GridMPI's default), n = rendezvous from n bytes",
+    conf::Level::tuner, {"_YAMPI_RSIZE"}};
+
+const conf::Param<bool> proto_info_param{
+    "request.proto_info", false, "",
+    "print, for each peer, the transport and the eager/rendezvous switch point chosen",
+    conf::Level::user, {"GRIDMPI_PROTO_INFO"}};
+
+const conf::Param<std::int64_t> spin_param{
+    "progress.spin", 1000, "polls",
+    "progress rounds without news before a waiting process sleeps in the transports' "
+    "event wait (a bounded spin; 8 ranks on 2 cores must stay usable)",
+    conf::Level::tuner};
+
+// While sleeping, wake up this often anyway: a generalized request may be
+// completed by another thread, which no transport event announces.
+constexpr auto sleep_slice = std::chrono::milliseconds(1);
+// With a transport that has no fd, sleep only this long between polls.
+constexpr auto poll_slice = std::chrono::microseconds(50);
+
+// Placement tokens: a pointer with the frame's role in its low bits (objects
+// from new are at least 8-byte aligned).
+enum TokenTag : std::uint64_t { token_none = 0, token_eager = 1, token_data = 2, token_unexpected = 3 };
+constexpr std::uint64_t tag_mask = 7;
+
+template <class T>
+std::uint64_t make_token(T* p, TokenTag tag) {
+  return reinterpret_cast<std::uint64_t>(p) | tag;
+}
+template <class T>
+T* token_pointer(std::uint64_t token) {
+  return reinterpret_cast<T*>(token & ~tag_mask);
+}
+
+void set_proc_null_status(MPI_Status& s) {
+  s.MPI_SOURCE = MPI_PROC_NULL;
+  s.MPI_TAG = MPI_ANY_TAG;
+  s.MPI_ERROR = MPI_SUCCESS;
+  s.gridmpi_count = 0;
+  s.gridmpi_cancelled = 0;
+}
+
+template <class T>
+T read_param(const conf::Param<T>& p) {
+  try {
+    return p.get();
+  } catch (const conf::ConfigError& e) {
+    throw MpiError(MPI_ERR_OTHER, e.what());
+  }
+}
+
+struct ProgressGuard {
+  int& depth;
+  explicit ProgressGuard(int& d) : depth(d) { ++depth; }
+  ~ProgressGuard() { --depth; }
+};
+
+}  // namespace
+
+core::HandleTable<Request>& request_table() {
+  static core::HandleTable<Request> table(MPI_ERR_REQUEST);
+  return table;
+}
+
+Request* find_request(MPI_Request handle) noexcept { return request_table().find(handle); }
+
+EngineImpl::EngineImpl(int world_rank, int world_size, std::uint64_t job_cookie, const TransportMaker& make,
+                       EngineOptions options)
+    : rank_(world_rank),
+      size_(world_size),
+      cookie_(job_cookie),
+      work_(boost::asio::make_work_guard(io_)),
+      peers_(static_cast<std::size_t>(world_size)) {
+  rsize_ = options.rsize ? *options.rsize : read_param(rsize_param);
+  spin_ = options.spin ? *options.spin : read_param(spin_param);
+  proto_info_ = read_param(proto_info_param);
+  if (rsize_ < -1) throw MpiError(MPI_ERR_OTHER, fmt::format("request.rsize (_YAMPI_RSIZE) is {}; use -1, 0 or a byte count", rsize_));
+  p2p::TransportContext context{world_rank, world_size, job_cookie, &io_, this};
+  transports_ = make(context);
+  for (const auto& t : transports_) can_sleep_ = can_sleep_ && t->capabilities().can_block;
+  // Handle 1 is MPI_MESSAGE_NO_PROC: keep it out of the user range.
+  messages_.put_at(MPI_MESSAGE_NO_PROC, std::make_unique<MessageSlot>());
+}
+
+EngineImpl::~EngineImpl() {
+  // Transports first: their handlers refer to this sink.
+  transports_.clear();
+}
+
+// ---- wire-up --------------------------------------------------------------
+
+std::string EngineImpl::endpoint() {
+  std::string all;
+  for (const auto& t : transports_) {
+    std::string e = t->endpoint();
+    if (e.empty()) continue;
+    if (!all.empty()) all += ';';
+    all += e;
+  }
+  return all;
+}
+
+void EngineImpl::set_peer_endpoints(const std::vector<std::string>& endpoints) {
+  if (endpoints.size() != static_cast<std::size_t>(size_))
+    throw MpiError(MPI_ERR_INTERN, fmt::format("{} endpoints for a world of {}", endpoints.size(), size_));
+  for (int r = 0; r < size_; ++r) {
+    if (r == rank_) continue;
+    std::string_view rest = endpoints[r];
+    while (!rest.empty()) {
+      auto semi = rest.find(';');
+      std::string_view one = rest.substr(0, semi);
+      rest = semi == std::string_view::npos ? std::string_view{} : rest.substr(semi + 1);
+      auto colon = one.find(':');
+      std::string_view name = one.substr(0, colon);
+      for (const auto& t : transports_)
+        if (name == t->name()) t->set_peer_endpoint(r, one);
+    }
+  }
+}
+
+EngineImpl::Peer& EngineImpl::peer(int world) {
+  if (world < 0 || world >= size_)
+    throw MpiError(MPI_ERR_RANK, fmt::format("world rank {} outside 0..{}", world, size_ - 1));
+  Peer& p = peers_[world];
+  if (!p.transport) select_transport(world, p);
+  return p;
+}
+
+void EngineImpl::select_transport(int world, Peer& p) {
+  p2p::Transport* best = nullptr;
+  p2p::Capabilities best_caps;
+  for (const auto& t : transports_) {
+    if (!t->reachable(world)) continue;
+    auto caps = t->capabilities();
+    if (!best || caps.latency_us < best_caps.latency_us) {
+      best = t.get();
+      best_caps = caps;
+    }
+  }
+  if (!best)
+    throw MpiError(MPI_ERR_OTHER,
+                   fmt::format("rank {}: no transport reaches rank {} (was its endpoint published?)", rank_, world));
+  p.transport = best;
+  p.max_fragment = std::max<std::size_t>(best_caps.max_fragment, 1);
+  const char* why;
+  if (rsize_ == -1) {
+    p.threshold = best_caps.eager_limit;
+    why = "the transport's eager limit";
+  } else if (rsize_ == 0) {
+    p.threshold = std::numeric_limits<std::size_t>::max();
+    why = "request.rsize=0: always eager";
+  } else {
+    p.threshold = static_cast<std::size_t>(rsize_);
+    why = "request.rsize (_YAMPI_RSIZE)";
+  }
+  if (proto_info_) {
+    std::string switch_text = p.threshold == std::numeric_limits<std::size_t>::max()
+                                  ? std::string("always eager")
+                                  : fmt::format("eager below {} bytes, rendezvous from {} bytes", p.threshold, p.threshold);
+    std::fprintf(stderr, "gridmpi[rank %d]: to rank %d: %s transport, %s (%s), fragments of %zu bytes\n", rank_,
+                 world, best->name(), switch_text.c_str(), why, p.max_fragment);
+  }
+}
+
+std::size_t EngineImpl::rendezvous_threshold(int world) { return peer(world).threshold; }
+std::string EngineImpl::transport_name(int world) { return peer(world).transport->name(); }
+
+std::size_t EngineImpl::pending_frames() const noexcept {
+  std::size_t n = 0;
+  for (int w : peers_with_pending_) n += peers_[w].pending.size();
+  return n;
+}
+
+// ---- sending frames -------------------------------------------------------
+
+void EngineImpl::send_frame(int world, std::span<const std::byte> header, std::span<const std::byte> payload,
+                            PointRequest* owner) {
+  Peer& p = peer(world);
+  auto enqueue = [&] {
+    PendingFrame f;
+    std::memcpy(f.header.data(), header.data(), header.size());
+    f.header_size = static_cast<std::uint8_t>(header.size());
+    f.payload = payload;
+    f.owner = owner;
+    p.pending.push_back(f);
+    if (owner) {
+      ++owner->frames_outstanding;
+      ++frames_outstanding_;
+    }
+    if (!p.listed) {
+      p.listed = true;
+      peers_with_pending_.push_back(world);
+    }
+  };
+  // Frames behind refused ones must wait their turn: order per peer is MPI's
+  // non-overtaking rule.
+  if (!p.pending.empty()) return enqueue();
+  switch (p.transport->send(world, header, payload, make_token(owner, token_none))) {
+    case p2p::SendStatus::complete: return;
+    case p2p::SendStatus::in_flight:
+      if (owner) {
+        ++owner->frames_outstanding;
+        ++frames_outstanding_;
+      }
+      return;
+    case p2p::SendStatus::would_block: return enqueue();
+  }
+}
+
+bool EngineImpl::drain_pending() {
+  bool worked = false;
+  for (std::size_t i = 0; i < peers_with_pending_.size();) {
+    int world = peers_with_pending_[i];
+    Peer& p = peers_[world];
+    while (!p.pending.empty()) {
+      PendingFrame& f = p.pending.front();
+      auto status = p.transport->send(world, std::span<const std::byte>(f.header.data(), f.header_size), f.payload,
+                                      make_token(f.owner, token_none));
+      if (status == p2p::SendStatus::would_block) break;
+      worked = true;
+      PointRequest* owner = f.owner;
+      p.pending.pop_front();
+      if (owner && status == p2p::SendStatus::complete) {
+        --owner->frames_outstanding;
+        --frames_outstanding_;
+        maybe_complete_send(owner);
+      }
+    }
+    if (p.pending.empty()) {
+      p.listed = false;
+      peers_with_pending_[i] = peers_with_pending_.back();
+      peers_with_pending_.pop_back();
+    } else {
+      ++i;
+    }
+  }
+  return worked;
+}
+
+void EngineImpl::on_send_complete(int, std::uint64_t token) {
+  auto* owner = token_pointer<PointRequest>(token);
+  if (!owner) return;
+  --owner->frames_outstanding;
+  --frames_outstanding_;
+  maybe_complete_send(owner);
+}
+
+void EngineImpl::send_sync_ack(int world, std::uint64_t sender_id) {
+  wire::HeaderBuffer h;
+  std::size_t n = wire::SyncAckHeader{sender_id}.encode(h);
+  send_frame(world, std::span<const std::byte>(h.data(), n), {}, nullptr);
+}
+
+// ---- requests -------------------------------------------------------------
+
+Request* EngineImpl::add_to_table(std::unique_ptr<Request> r) {
+  Request* raw = r.get();
+  raw->handle = request_table().add(std::move(r));
+  return raw;
+}
+
+PointRequest* EngineImpl::create_point(PointRole role, const void* buf, int count, MPI_Datatype type, int rank,
+                                       int tag, core::Comm* comm, std::uint32_t context, SendMode mode) {
+  if (count < 0) throw MpiError(MPI_ERR_COUNT, fmt::format("count {} is negative", count));
+  const core::Datatype& t = core::committed_datatype(type);
+  auto owned = std::make_unique<PointRequest>();
+  PointRequest* r = owned.get();
+  r->kind = role == PointRole::send ? RequestKind::send : RequestKind::recv;
+  r->role = role;
+  r->buf = buf;
+  r->recv_buf = const_cast<void*>(buf);
+  r->count = count;
+  r->datatype = type;
+  r->type = &t;
+  r->bytes = static_cast<std::size_t>(count) * t.size;
+  r->peer = rank;
+  r->tag = tag;
+  r->context = context;
+  r->mode = mode;
+  if (comm) {
+    r->comm = comm->handle;
+    r->my_comm_rank = comm->rank;
+    if (rank >= 0) {
+      if (rank >= comm->peer_size())
+        throw MpiError(MPI_ERR_RANK, fmt::format("rank {} outside 0..{}", rank, comm->peer_size() - 1));
+      r->peer_world = comm->peer_world_rank(rank);
+    } else {
+      r->peer_world = rank;  // MPI_PROC_NULL or MPI_ANY_SOURCE
+    }
+  }
+  if (!t.predefined) core::retain_datatype(type);
+  add_to_table(std::move(owned));
+  return r;
+}
+
+void EngineImpl::register_id(PointRequest* r) {
+  if (r->registered) return;
+  by_id_[r->id] = r;
+  r->registered = true;
+}
+
+void EngineImpl::unregister_id(PointRequest* r) {
+  if (!r->registered) return;
+  by_id_.erase(r->id);
+  r->registered = false;
+}
+
+PointRequest* EngineImpl::by_id(std::uint64_t id, wire::Kind kind, int world) {
+  auto it = by_id_.find(id);
+  if (it == by_id_.end())
+    throw MpiError(MPI_ERR_INTERN, fmt::format("rank {}: {} frame from rank {} names unknown request {}", rank_,
+                                               wire::kind_name(kind), world, id));
+  return it->second;
+}
+
+void EngineImpl::reset_for_start(PointRequest* r) {
+  r->id = next_id_++;
+  r->complete = false;
+  r->active = true;
+  r->cancelled = false;
+  r->error = MPI_SUCCESS;
+  r->status = MPI_Status{};
+  r->frames_outstanding = 0;
+  r->awaiting_cts = r->awaiting_ack = false;
+  r->message_size = r->expected = r->received = 0;
+  r->message.reset();
+  r->wire_data = {};
+}
+
+void EngineImpl::start_point(PointRequest* r) {
+  reset_for_start(r);
+  if (r->peer_world == MPI_PROC_NULL) {
+    set_proc_null_status(r->status);
+    complete(r);
+    return;
+  }
+  if (r->role == PointRole::send)
+    start_send(r);
+  else
+    start_recv(r);
+}
+
+Request* EngineImpl::isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, core::Comm& comm,
+                           std::uint32_t context, SendMode mode) {
+  PointRequest* r = create_point(PointRole::send, buf, count, type, dest, tag, &comm, context, mode);
+  try {
+    start_point(r);
+  } catch (...) {
+    release(r);
+    throw;
+  }
+  return r;
+}
+
+Request* EngineImpl::irecv(void* buf, int count, MPI_Datatype type, int source, int tag, core::Comm& comm,
+                           std::uint32_t context) {
+  PointRequest* r = create_point(PointRole::recv, buf, count, type, source, tag, &comm, context, SendMode::standard);
+  try {
+    start_point(r);
+  } catch (...) {
+    release(r);
+    throw;
+  }
+  return r;
+}
+
+Request* EngineImpl::send_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, core::Comm& comm,
+                               std::uint32_t context, SendMode mode) {
+  PointRequest* r = create_point(PointRole::send, buf, count, type, dest, tag, &comm, context, mode);
+  r->persistent = true;
+  r->active = false;
+  r->complete = true;
+  return r;
+}
+
+Request* EngineImpl::recv_init(void* buf, int count, MPI_Datatype type, int source, int tag, core::Comm& comm,
+                               std::uint32_t context) {
+  PointRequest* r =
+      create_point(PointRole::recv, buf, count, type, source, tag, &comm, context, SendMode::standard);
+  r->persistent = true;
+  r->active = false;
+  r->complete = true;
+  return r;
+}
+
+void EngineImpl::start(Request* request) {
+  auto* r = dynamic_cast<PointRequest*>(request);
+  if (!r || !r->persistent) throw MpiError(MPI_ERR_REQUEST, "request is not a persistent point-to-point request");
+  if (r->active) throw MpiError(MPI_ERR_REQUEST, "persistent request is already active");
+  start_point(r);
+}
+
+void EngineImpl::start_send(PointRequest* s) {
+  if (s->mode == SendMode::buffered && !s->internal) return start_buffered(s);
+  if (s->wire_data.empty() && s->bytes > 0) {
+    if (s->type->contiguous) {
+      s->wire_data = std::span<const std::byte>(static_cast<const std::byte*>(s->buf) + s->type->true_lb, s->bytes);
+    } else {
+      s->packed.resize(s->bytes);
+      s->type->pack(s->buf, static_cast<std::size_t>(s->count), s->packed.data());
+      s->wire_data = s->packed;
+    }
+  }
+  Peer& p = peer(s->peer_world);
+  // A payload above the transport's fragment size cannot travel as one eager frame.
+  bool eager = s->bytes < p.threshold && s->bytes <= p.max_fragment;
+  wire::MessageHeader h;
+  h.envelope = {s->context, s->my_comm_rank, s->tag};
+  h.size = s->bytes;
+  if (eager) {
+    if (s->mode == SendMode::synchronous) {
+      h.kind = wire::Kind::sync_eager;
+      h.sender_id = s->id;
+      s->awaiting_ack = true;
+      register_id(s);
+    } else {
+      h.kind = wire::Kind::eager;
+    }
+  } else {
+    h.kind = wire::Kind::rts;
+    h.sender_id = s->id;
+    s->awaiting_cts = true;
+    register_id(s);
+  }
+  wire::HeaderBuffer buffer;
+  std::size_t n = h.encode(buffer);
+  send_frame(s->peer_world, std::span<const std::byte>(buffer.data(), n),
+             eager ? s->wire_data : std::span<const std::byte>{}, s);
+  maybe_complete_send(s);
+}
+
+void EngineImpl::start_buffered(PointRequest* s) {
+  if (!bsend_.attached())
+    throw MpiError(MPI_ERR_BUFFER, fmt::format("buffered send of {} bytes with no buffer attached "
+                                               "(call MPI_Buffer_attach first)", s->bytes));
+  auto block = bsend_.allocate(s->bytes);
+  if (!block) {
+    // Buffered messages that have left since the last round free their space.
+    progress();
+    block = bsend_.allocate(s->bytes);
+  }
+  if (!block)
+    throw MpiError(MPI_ERR_BUFFER,
+                   fmt::format("buffered send of {} bytes (+{} overhead) does not fit in the attached buffer "
+                               "({} messages still in it); attach a larger buffer",
+                               s->bytes, MPI_BSEND_OVERHEAD, bsend_.live_blocks()));
+  if (s->bytes > 0) {
+    if (s->type->contiguous)
+      std::memcpy(block->data.data(), static_cast<const std::byte*>(s->buf) + s->type->true_lb, s->bytes);
+    else
+      s->type->pack(s->buf, static_cast<std::size_t>(s->count), block->data.data());
+  }
+  auto copy = std::make_unique<PointRequest>();
+  PointRequest* c = copy.get();
+  c->kind = RequestKind::send;
+  c->role = PointRole::send;
+  c->internal = true;
+  c->peer_world = s->peer_world;
+  c->my_comm_rank = s->my_comm_rank;
+  c->tag = s->tag;
+  c->context = s->context;
+  c->comm = s->comm;
+  c->mode = SendMode::standard;
+  c->bytes = s->bytes;
+  c->bsend_block = block->offset;
+  add_to_table(std::move(copy));
+  reset_for_start(c);
+  c->wire_data = block->data;  // the packed copy; start_send must not pack again
+  start_send(c);
+  // The user's request is done: its data is in the buffer.
+  s->status.MPI_ERROR = MPI_SUCCESS;
+  complete(s);
+}
+
+void EngineImpl::maybe_complete_send(PointRequest* s) {
+  if (s->complete || s->frames_outstanding > 0 || s->awaiting_cts || s->awaiting_ack) return;
+  s->status.MPI_SOURCE = s->peer;
+  s->status.MPI_TAG = s->tag;
+  s->status.MPI_ERROR = s->error;
+  s->status.gridmpi_count = static_cast<long long>(s->bytes);
+  complete(s);
+}
+
+void EngineImpl::start_recv(PointRequest* r) {
+  if (auto m = queues_.take_unexpected(r->context, r->peer, r->tag)) {
+    attach_message(r, std::move(m));
+  } else {
+    queues_.post(r);
+  }
+}
+
+std::byte* EngineImpl::recv_base(PointRequest* r) const {
+  return static_cast<std::byte*>(r->recv_buf) + r->type->true_lb;
+}
+
+void EngineImpl::unpack_into(PointRequest* r, std::span<const std::byte> bytes, std::size_t offset) {
+  if (bytes.empty()) return;
+  if (r->type->contiguous) {
+    std::byte* dst = recv_base(r) + offset;
+    if (dst != bytes.data()) std::memcpy(dst, bytes.data(), bytes.size());
+  } else if (offset == 0 && bytes.size() == r->bytes) {
+    r->type->unpack(bytes.data(), static_cast<std::size_t>(r->count), r->recv_buf);
+  } else {
+    r->type->unpack_range(bytes, static_cast<std::size_t>(r->count), offset, r->recv_buf);
+  }
+}
+
+void EngineImpl::complete_recv(PointRequest* r) {
+  std::size_t stored = std::min(r->message_size, r->bytes);
+  r->status.gridmpi_count = static_cast<long long>(stored);
+  r->status.gridmpi_cancelled = 0;
+  if (r->message_size > r->bytes) r->error = MPI_ERR_TRUNCATE;
+  r->status.MPI_ERROR = r->error;
+  complete(r);
+}
+
+void EngineImpl::attach_message(PointRequest* r, std::unique_ptr<UnexpectedMessage> m) {
+  r->peer_world = m->peer_world;
+  r->status.MPI_SOURCE = m->envelope.source;
+  r->status.MPI_TAG = m->envelope.tag;
+  r->message_size = m->size;
+  if (m->kind == wire::Kind::rts) {
+    accept_rendezvous(r, m->peer_world, m->sender_id, m->size);
+    return;
+  }
+  if (m->kind == wire::Kind::sync_eager) send_sync_ack(m->peer_world, m->sender_id);
+  if (m->data_complete) {
+    unpack_into(r, std::span<const std::byte>(m->data).first(std::min<std::size_t>(m->size, r->bytes)), 0);
+    complete_recv(r);
+  } else {
+    m->claimed_by = r;
+    r->message = std::move(m);
+  }
+}
+
+void EngineImpl::accept_rendezvous(PointRequest* r, int sender_world, std::uint64_t sender_id, std::uint64_t size) {
+  r->peer_world = sender_world;
+  r->message_size = size;
+  r->expected = std::min<std::size_t>(size, r->bytes);
+  r->received = 0;
+  wire::CtsHeader cts{sender_id, r->expected > 0 ? r->id : 0, r->expected};
+  if (r->expected > 0) register_id(r);
+  wire::HeaderBuffer h;
+  std::size_t n = cts.encode(h);
+  send_frame(sender_world, std::span<const std::byte>(h.data(), n), {}, nullptr);
+  if (r->expected == 0) complete_recv(r);
+}
+
+void EngineImpl::complete(PointRequest* r) {
+  unregister_id(r);
+  r->complete = true;
+  if (r->bsend_block) {
+    bsend_.release(*r->bsend_block);
+    r->bsend_block.reset();
+  }
+  if (r->internal || r->freed) release(r);
+}
+
+// ---- frames from peers ----------------------------------------------------
+
+p2p::Placement EngineImpl::on_frame_begin(int world, std::span<const std::byte> header, std::size_t payload_size) {
+  wire::Kind kind = wire::peek_kind(header);
+  switch (kind) {
+    case wire::Kind::eager:
+    case wire::Kind::sync_eager:
+    case wire::Kind::rts: {
+      auto h = wire::MessageHeader::decode(header);
+      if (kind != wire::Kind::rts && payload_size != h.size)
+        throw MpiError(MPI_ERR_INTERN, fmt::format("rank {}: eager frame from rank {} announces {} bytes, carries {}",
+                                                   rank_, world, h.size, payload_size));
+      if (PointRequest* r = queues_.take_posted(h.envelope)) {
+        r->peer_world = world;
+        r->status.MPI_SOURCE = h.envelope.source;
+        r->status.MPI_TAG = h.envelope.tag;
+        r->message_size = h.size;
+        if (kind == wire::Kind::rts) {
+          accept_rendezvous(r, world, h.sender_id, h.size);
+          return {};
+        }
+        if (kind == wire::Kind::sync_eager) send_sync_ack(world, h.sender_id);
+        if (h.size == 0) {
+          complete_recv(r);
+          return {};
+        }
+        p2p::Placement placement;
+        placement.token = make_token(r, token_eager);
+        if (r->type->contiguous && h.size <= r->bytes)
+          placement.destination = std::span<std::byte>(recv_base(r), h.size);
+        return placement;
+      }
+      auto m = std::make_unique<UnexpectedMessage>();
+      m->kind = kind;
+      m->envelope = h.envelope;
+      m->size = h.size;
+      m->sender_id = h.sender_id;
+      m->peer_world = world;
+      p2p::Placement placement;
+      if (kind != wire::Kind::rts && h.size > 0) {
+        m->data.resize(h.size);
+        placement.destination = m->data;
+        placement.token = make_token(m.get(), token_unexpected);
+      } else {
+        m->data_complete = true;
+      }
+      queues_.add_unexpected(std::move(m));
+      return placement;
+    }
+    case wire::Kind::cts: {
+      auto h = wire::CtsHeader::decode(header);
+      PointRequest* s = by_id(h.sender_id, kind, world);
+      unregister_id(s);
+      s->awaiting_cts = false;
+      for (std::size_t offset = 0; offset < h.accepted;) {
+        std::size_t n = std::min<std::size_t>(peer(world).max_fragment, h.accepted - offset);
+        wire::HeaderBuffer buffer;
+        std::size_t hn = wire::DataHeader{h.receiver_id, offset}.encode(buffer);
+        send_frame(world, std::span<const std::byte>(buffer.data(), hn), s->wire_data.subspan(offset, n), s);
+        offset += n;
+      }
+      maybe_complete_send(s);
+      return {};
+    }
+    case wire::Kind::data: {
+      auto h = wire::DataHeader::decode(header);
+      PointRequest* r = by_id(h.receiver_id, kind, world);
+      if (h.offset + payload_size > r->expected)
+        throw MpiError(MPI_ERR_INTERN, fmt::format("rank {}: data from rank {} at {}+{} beyond the {} bytes accepted",
+                                                   rank_, world, h.offset, payload_size, r->expected));
+      r->fragment_offset = h.offset;
+      p2p::Placement placement;
+      placement.token = make_token(r, token_data);
+      if (r->type->contiguous && payload_size > 0)
+        placement.destination = std::span<std::byte>(recv_base(r) + h.offset, payload_size);
+      return placement;
+    }
+    case wire::Kind::sync_ack: {
+      auto h = wire::SyncAckHeader::decode(header);
+      PointRequest* s = by_id(h.sender_id, kind, world);
+      s->awaiting_ack = false;
+      unregister_id(s);
+      maybe_complete_send(s);
+      return {};
+    }
+  }
+  return {};
+}
+
+void EngineImpl::on_frame_end(int, std::uint64_t token, std::span<const std::byte> payload) {
+  switch (token & tag_mask) {
+    case token_eager: {
+      auto* r = token_pointer<PointRequest>(token);
+      unpack_into(r, payload.first(std::min(payload.size(), r->bytes)), 0);
+      complete_recv(r);
+      return;
+    }
+    case token_data: {
+      auto* r = token_pointer<PointRequest>(token);
+      unpack_into(r, payload, r->fragment_offset);
+      r->received += payload.size();
+      if (r->received >= r->expected) complete_recv(r);
+      return;
+    }
+    case token_unexpected: {
+      auto* m = token_pointer<UnexpectedMessage>(token);
+      m->data_complete = true;
+      if (PointRequest* r = m->claimed_by) {
+        unpack_into(r, std::span<const std::byte>(m->data).first(std::min<std::size_t>(m->size, r->bytes)), 0);
+        r->message.reset();  // destroys m
+        complete_recv(r);
+      }
+      return;
+    }
+    default: return;
+  }
+}
+
+// ---- probe, cancel, matched probe ------------------------------------------
+
+bool EngineImpl::probe(int source, int tag, core::Comm&, std::uint32_t context, bool blocking, MPI_Status* status) {
+  // A call returning one status leaves its MPI_ERROR alone.
+  MPI_Status local{};
+  MPI_Status& s = status ? *status : local;
+  if (source == MPI_PROC_NULL) {
+    int error = s.MPI_ERROR;
+    set_proc_null_status(s);
+    s.MPI_ERROR = error;
+    return true;
+  }
+  auto find = [&] { return queues_.find_unexpected(context, source, tag); };
+  if (!find()) {
+    if (blocking)
+      wait_until([&] { return find() != nullptr; });
+    else
+      progress();
+  }
+  const UnexpectedMessage* m = find();
+  if (!m) return false;
+  s.MPI_SOURCE = m->envelope.source;
+  s.MPI_TAG = m->envelope.tag;
+  s.gridmpi_count = static_cast<long long>(m->size);
+  s.gridmpi_cancelled = 0;
+  return true;
+}
+
+bool EngineImpl::improbe(int source, int tag, core::Comm& comm, std::uint32_t context, bool blocking,
+                         MPI_Message* message, MPI_Status* status) {
+  if (source == MPI_PROC_NULL) {
+    probe(source, tag, comm, context, blocking, status);
+    *message = MPI_MESSAGE_NO_PROC;
+    return true;
+  }
+  if (!probe(source, tag, comm, context, blocking, status)) return false;
+  auto slot = std::make_unique<MessageSlot>();
+  slot->message = queues_.take_unexpected(context, source, tag);
+  slot->comm = comm.handle;
+  *message = messages_.add(std::move(slot));
+  return true;
+}
+
+Request* EngineImpl::imrecv(void* buf, int count, MPI_Datatype type, MPI_Message message) {
+  if (message == MPI_MESSAGE_NO_PROC) {
+    PointRequest* r = create_point(PointRole::recv, buf, count, type, MPI_PROC_NULL, MPI_ANY_TAG, nullptr, 0,
+                                   SendMode::standard);
+    r->peer_world = MPI_PROC_NULL;
+    start_point(r);
+    return r;
+  }
+  if (message == MPI_MESSAGE_NULL || !messages_.find(message))
+    throw MpiError(MPI_ERR_REQUEST, fmt::format("invalid message handle {}", message));
+  MessageSlot& slot = messages_.get(message);
+  PointRequest* r = create_point(PointRole::recv, buf, count, type, slot.message->envelope.source,
+                                 slot.message->envelope.tag, nullptr, slot.message->envelope.context,
+                                 SendMode::standard);
+  r->comm = slot.comm;
+  std::unique_ptr<UnexpectedMessage> m = std::move(slot.message);
+  messages_.release(message);
+  reset_for_start(r);
+  attach_message(r, std::move(m));
+  return r;
+}
+
+bool EngineImpl::cancel(Request* request) {
+  auto* r = dynamic_cast<PointRequest*>(request);
+  // Sends are not cancelled (allowed by the standard: the send completes normally).
+  if (!r || r->role != PointRole::recv || !r->posted) return false;
+  queues_.unpost(r);
+  r->cancelled = true;
+  r->status.MPI_SOURCE = MPI_ANY_SOURCE;
+  r->status.MPI_TAG = MPI_ANY_TAG;
+  r->status.MPI_ERROR = MPI_SUCCESS;
+  r->status.gridmpi_count = 0;
+  r->status.gridmpi_cancelled = 1;
+  complete(r);
+  return true;
+}
+
+// ---- buffered sends -------------------------------------------------------
+
+void EngineImpl::buffer_attach(void* buffer, int size) {
+  if (size < 0) throw MpiError(MPI_ERR_ARG, fmt::format("buffer size {} is negative", size));
+  bsend_.attach(buffer, static_cast<std::size_t>(size));
+}
+
+std::pair<void*, int> EngineImpl::buffer_detach() {
+  if (!bsend_.attached()) return {nullptr, 0};
+  wait_until([&] { return bsend_.empty(); });
+  auto [buffer, size] = bsend_.detach();
+  return {buffer, static_cast<int>(size)};
+}
+
+// ---- request objects ------------------------------------------------------
+
+void EngineImpl::release(Request* request) {
+  if (auto* r = dynamic_cast<PointRequest*>(request)) {
+    if (r->posted) queues_.unpost(r);
+    unregister_id(r);
+    if (r->type && !r->type->predefined) core::release_datatype(r->datatype);
+  } else if (auto it = std::find(adopted_.begin(), adopted_.end(), request); it != adopted_.end()) {
+    // Completed outside its poll function and freed before the next round.
+    *it = adopted_.back();
+    adopted_.pop_back();
+  }
+  request_table().release(request->handle);
+}
+
+Request* EngineImpl::adopt(std::unique_ptr<Request> request) {
+  Request* r = add_to_table(std::move(request));
+  // Only requests with a poll function need progress; generalized ones are
+  // completed by MPI_Grequest_complete.
+  if (!r->complete && r->poll) adopted_.push_back(r);
+  return r;
+}
+
+bool EngineImpl::poll_adopted() {
+  bool worked = false;
+  for (std::size_t i = 0; i < adopted_.size();) {
+    Request* r = adopted_[i];
+    if (!r->complete && r->poll && r->poll()) {
+      r->complete = true;
+      worked = true;
+    }
+    if (r->complete) {
+      adopted_[i] = adopted_.back();
+      adopted_.pop_back();
+      // Generalized requests are freed by the API (their free_fn must run).
+      if (r->freed && r->kind != RequestKind::generalized) release(r);
+    } else {
+      ++i;
+    }
+  }
+  return worked;
+}
+
+// ---- progress -------------------------------------------------------------
+
+bool EngineImpl::progress() {
+  if (in_progress_) return false;  // an upcall asked for progress: the outer round will do it
+  ProgressGuard guard(in_progress_);
+  bool worked = io_.poll() > 0;
+  for (const auto& t : transports_) worked = t->progress() || worked;
+  if (!peers_with_pending_.empty()) worked = drain_pending() || worked;
+  if (!adopted_.empty()) worked = poll_adopted() || worked;
+  return worked;
+}
+
+void EngineImpl::wait_until(const std::function<bool()>& done) {
+  if (done()) return;
+  if (in_progress_)
+    throw MpiError(MPI_ERR_INTERN, "a blocking wait inside a progress callback would never finish");
+  std::int64_t idle_rounds = 0;
+  for (;;) {
+    bool worked = progress();
+    if (done()) return;
+    if (worked) {
+      idle_rounds = 0;
+      continue;
+    }
+    if (++idle_rounds < spin_) continue;
+    // Nothing for a while: sleep until a transport has news (bounded, so
+    // that completions no transport announces are still seen).
+    {
+      ProgressGuard guard(in_progress_);
+      if (can_sleep_)
+        io_.run_one_for(sleep_slice);
+      else
+        io_.run_one_for(poll_slice);
+    }
+    if (done()) return;
+  }
+}
+
+void EngineImpl::shutdown() {
+  if (shut_down_) return;
+  shut_down_ = true;
+  // Finalize detaches the buffer implicitly and waits for every frame already
+  // handed to us (buffered messages, freed requests) to leave.
+  wait_until([&] { return bsend_.empty() && frames_outstanding_ == 0 && peers_with_pending_.empty(); });
+  for (const auto& t : transports_) t->begin_shutdown();
+  wait_until([&] {
+    return std::all_of(transports_.begin(), transports_.end(), [](const auto& t) { return t->shutdown_complete(); });
+  });
+}
+
+std::unique_ptr<Engine> make_engine_with(int world_rank, int world_size, std::uint64_t job_cookie,
+                                         const TransportMaker& make, EngineOptions options) {
+  return std::make_unique<EngineImpl>(world_rank, world_size, job_cookie, make, options);
+}
+
+std::unique_ptr<Engine> make_engine(int world_rank, int world_size, std::uint64_t job_cookie) {
+  return make_engine_with(world_rank, world_size, job_cookie, [](const p2p::TransportContext& context) {
+    std::vector<std::unique_ptr<p2p::Transport>> transports;
+    for (const auto& factory : p2p::transport_factories())
+      if (auto t = factory.create(context)) transports.push_back(std::move(t));
+    return transports;
+  });
+}
+
+}  // namespace gridmpi::request

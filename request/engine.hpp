@@ -1,0 +1,163 @@
+// The request-layer engine: matching, protocols, the pending-send queues and
+// the progress loop over the transports.  Internal to request/; everything
+// else sees request::Engine (request/request.hpp).
+//
+// All request-layer state lives in this one object so that a thread mode can
+// later guard it with one lock (the application thread waiting on a
+// condition variable, one progress thread per blocking transport) without
+// restructuring: transports only call the FrameSink upcalls below, which hold
+// no MPI-level logic outside this class.
+#pragma once
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "core/handle_table.hpp"
+#include "p2p/transport.hpp"
+#include "request/bsend_buffer.hpp"
+#include "request/matching.hpp"
+#include "request/request.hpp"
+#include "request/request_types.hpp"
+#include "request/wire.hpp"
+
+namespace gridmpi::request {
+
+using TransportMaker =
+    std::function<std::vector<std::unique_ptr<p2p::Transport>>(const p2p::TransportContext&)>;
+
+// Overrides of the configuration, for tests (unset: read the Param).
+struct EngineOptions {
+  std::optional<std::int64_t> rsize;
+  std::optional<std::int64_t> spin;
+};
+
+// The process-wide table behind MPI_Request handles.
+core::HandleTable<Request>& request_table();
+
+class EngineImpl final : public Engine, public p2p::FrameSink {
+ public:
+  EngineImpl(int world_rank, int world_size, std::uint64_t job_cookie, const TransportMaker& make,
+             EngineOptions options = {});
+  ~EngineImpl() override;
+  EngineImpl(const EngineImpl&) = delete;
+  EngineImpl& operator=(const EngineImpl&) = delete;
+
+  // Engine
+  Request* isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, core::Comm& comm,
+                 std::uint32_t context, SendMode mode) override;
+  Request* irecv(void* buf, int count, MPI_Datatype type, int source, int tag, core::Comm& comm,
+                 std::uint32_t context) override;
+  bool probe(int source, int tag, core::Comm& comm, std::uint32_t context, bool blocking,
+             MPI_Status* status) override;
+  bool cancel(Request* request) override;
+  bool progress() override;
+  void wait_until(const std::function<bool()>& done) override;
+  void release(Request* request) override;
+  Request* adopt(std::unique_ptr<Request> request) override;
+  std::string endpoint() override;
+  void set_peer_endpoints(const std::vector<std::string>& endpoints) override;
+  void shutdown() override;
+  Request* send_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, core::Comm& comm,
+                     std::uint32_t context, SendMode mode) override;
+  Request* recv_init(void* buf, int count, MPI_Datatype type, int source, int tag, core::Comm& comm,
+                     std::uint32_t context) override;
+  void start(Request* request) override;
+  bool improbe(int source, int tag, core::Comm& comm, std::uint32_t context, bool blocking,
+               MPI_Message* message, MPI_Status* status) override;
+  Request* imrecv(void* buf, int count, MPI_Datatype type, MPI_Message message) override;
+  void buffer_attach(void* buffer, int size) override;
+  std::pair<void*, int> buffer_detach() override;
+
+  // FrameSink
+  p2p::Placement on_frame_begin(int peer, std::span<const std::byte> header,
+                                std::size_t payload_size) override;
+  void on_frame_end(int peer, std::uint64_t token, std::span<const std::byte> payload) override;
+  void on_send_complete(int peer, std::uint64_t token) override;
+
+  // For tests and diagnostics.
+  const MatchQueues& queues() const noexcept { return queues_; }
+  std::size_t rendezvous_threshold(int peer);
+  std::string transport_name(int peer);
+  std::size_t pending_frames() const noexcept;
+
+ private:
+  struct PendingFrame {
+    wire::HeaderBuffer header{};
+    std::uint8_t header_size = 0;
+    std::span<const std::byte> payload;
+    PointRequest* owner = nullptr;  // null for control frames (cts, sync_ack)
+  };
+  struct Peer {
+    p2p::Transport* transport = nullptr;
+    std::size_t threshold = 0;  // rendezvous from this many bytes
+    std::size_t max_fragment = 0;
+    std::deque<PendingFrame> pending;  // refused with would_block, in order
+    bool listed = false;               // in peers_with_pending_
+  };
+  struct MessageSlot {
+    std::unique_ptr<UnexpectedMessage> message;
+    MPI_Comm comm = MPI_COMM_NULL;
+  };
+
+  Peer& peer(int world);
+  void select_transport(int world, Peer& p);
+  void send_frame(int peer, std::span<const std::byte> header, std::span<const std::byte> payload,
+                  PointRequest* owner);
+  bool drain_pending();
+  bool poll_adopted();
+
+  PointRequest* create_point(PointRole role, const void* buf, int count, MPI_Datatype type, int rank,
+                             int tag, core::Comm* comm, std::uint32_t context, SendMode mode);
+  void reset_for_start(PointRequest* r);
+  void start_point(PointRequest* r);
+  void start_send(PointRequest* s);
+  void start_buffered(PointRequest* s);
+  void start_recv(PointRequest* r);
+  void attach_message(PointRequest* r, std::unique_ptr<UnexpectedMessage> m);
+  void accept_rendezvous(PointRequest* r, int sender_world, std::uint64_t sender_id, std::uint64_t size);
+  void send_sync_ack(int peer, std::uint64_t sender_id);
+  void unpack_into(PointRequest* r, std::span<const std::byte> bytes, std::size_t offset);
+  std::byte* recv_base(PointRequest* r) const;
+  void complete_recv(PointRequest* r);
+  void maybe_complete_send(PointRequest* s);
+  void complete(PointRequest* r);
+  void register_id(PointRequest* r);
+  void unregister_id(PointRequest* r);
+  PointRequest* by_id(std::uint64_t id, wire::Kind kind, int peer);
+  Request* add_to_table(std::unique_ptr<Request> r);
+
+  int rank_;
+  int size_;
+  std::uint64_t cookie_;
+  // Declared before the transports: they hold handlers on it.
+  boost::asio::io_context io_;
+  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_;
+  std::vector<std::unique_ptr<p2p::Transport>> transports_;
+  bool can_sleep_ = true;  // every transport wakes io_ (else sleeps are short)
+  std::vector<Peer> peers_;
+  std::vector<int> peers_with_pending_;
+  MatchQueues queues_;
+  std::unordered_map<std::uint64_t, PointRequest*> by_id_;
+  std::uint64_t next_id_ = 1;
+  std::vector<Request*> adopted_;
+  BsendBuffer bsend_;
+  core::HandleTable<MessageSlot> messages_{MPI_ERR_REQUEST};
+  std::size_t frames_outstanding_ = 0;  // over all requests
+  int in_progress_ = 0;
+  bool shut_down_ = false;
+  std::int64_t rsize_ = -1;
+  std::int64_t spin_ = 0;
+  bool proto_info_ = false;
+};
+
+std::unique_ptr<Engine> make_engine_with(int world_rank, int world_size, std::uint64_t job_cookie,
+                                         const TransportMaker& make, EngineOptions options = {});
+
+}  // namespace gridmpi::request

@@ -1,0 +1,71 @@
+#include "request/matching.hpp"
+
+namespace gridmpi::request {
+
+void MatchQueues::post(PointRequest* r) {
+  auto& q = contexts_[r->context].posted;
+  r->posted_position = q.insert(q.end(), r);
+  r->posted = true;
+}
+
+bool MatchQueues::unpost(PointRequest* r) {
+  if (!r->posted) return false;
+  contexts_[r->context].posted.erase(r->posted_position);
+  r->posted = false;
+  return true;
+}
+
+PointRequest* MatchQueues::take_posted(const wire::Envelope& env) {
+  auto c = contexts_.find(env.context);
+  if (c == contexts_.end()) return nullptr;
+  auto& q = c->second.posted;
+  for (auto it = q.begin(); it != q.end(); ++it) {
+    PointRequest* r = *it;
+    if (envelope_matches(r->peer, r->tag, env)) {
+      q.erase(it);
+      r->posted = false;
+      return r;
+    }
+  }
+  return nullptr;
+}
+
+void MatchQueues::add_unexpected(std::unique_ptr<UnexpectedMessage> m) {
+  contexts_[m->envelope.context].unexpected.push_back(std::move(m));
+}
+
+std::unique_ptr<UnexpectedMessage> MatchQueues::take_unexpected(std::uint32_t context, int source, int tag) {
+  auto c = contexts_.find(context);
+  if (c == contexts_.end()) return nullptr;
+  auto& q = c->second.unexpected;
+  for (auto it = q.begin(); it != q.end(); ++it) {
+    if (envelope_matches(source, tag, (*it)->envelope)) {
+      auto m = std::move(*it);
+      q.erase(it);
+      return m;
+    }
+  }
+  return nullptr;
+}
+
+const UnexpectedMessage* MatchQueues::find_unexpected(std::uint32_t context, int source, int tag) const {
+  auto c = contexts_.find(context);
+  if (c == contexts_.end()) return nullptr;
+  for (const auto& m : c->second.unexpected)
+    if (envelope_matches(source, tag, m->envelope)) return m.get();
+  return nullptr;
+}
+
+std::size_t MatchQueues::posted_count() const noexcept {
+  std::size_t n = 0;
+  for (const auto& [ctx, q] : contexts_) n += q.posted.size();
+  return n;
+}
+
+std::size_t MatchQueues::unexpected_count() const noexcept {
+  std::size_t n = 0;
+  for (const auto& [ctx, q] : contexts_) n += q.unexpected.size();
+  return n;
+}
+
+}  // namespace gridmpi::request

@@ -1,0 +1,51 @@
+// Matching: per context, the posted-receive queue (in posting order) and the
+// unexpected-message queue (in arrival order).  Socket-free; tested in
+// tests/unit/test_request_matching.cpp.
+//
+// MPI's ordering rules fall out of the two orders: an arriving message takes
+// the earliest-posted receive that matches it (so a wildcard receive posted
+// before a specific one wins), and a new receive takes the earliest-arrived
+// message that matches it.  Frames from one peer arrive in order (a
+// transport guarantee), which gives non-overtaking per pair.
+#pragma once
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <unordered_map>
+
+#include "request/request_types.hpp"
+
+namespace gridmpi::request {
+
+inline bool envelope_matches(int want_source, int want_tag, const wire::Envelope& env) noexcept {
+  return (want_source == MPI_ANY_SOURCE || want_source == env.source) &&
+         (want_tag == MPI_ANY_TAG || want_tag == env.tag);
+}
+
+class MatchQueues {
+ public:
+  // Appends to the posted queue of r->context (r->tag, r->peer are the wanted tag and comm rank).
+  void post(PointRequest* r);
+  // Removes a posted receive (cancel); false when it is not posted any more.
+  bool unpost(PointRequest* r);
+  // The earliest posted receive matching env, removed from the queue; nullptr if none.
+  PointRequest* take_posted(const wire::Envelope& env);
+
+  void add_unexpected(std::unique_ptr<UnexpectedMessage> m);
+  // The earliest unexpected message matching (source, tag) in context, removed; null if none.
+  std::unique_ptr<UnexpectedMessage> take_unexpected(std::uint32_t context, int source, int tag);
+  // The same without removing it (probe).
+  const UnexpectedMessage* find_unexpected(std::uint32_t context, int source, int tag) const;
+
+  std::size_t posted_count() const noexcept;
+  std::size_t unexpected_count() const noexcept;
+
+ private:
+  struct Queues {
+    std::list<PointRequest*> posted;
+    std::list<std::unique_ptr<UnexpectedMessage>> unexpected;
+  };
+  std::unordered_map<std::uint32_t, Queues> contexts_;
+};
+
+}  // namespace gridmpi::request

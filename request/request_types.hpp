@@ -1,0 +1,65 @@
+// The engine's own view of point-to-point requests and unexpected messages.
+// Internal to request/ (and its unit tests).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "core/datatype.hpp"
+#include "request/request.hpp"
+#include "request/wire.hpp"
+
+namespace gridmpi::request {
+
+struct PointRequest;
+
+// A message that arrived before its receive was posted (or that a receive
+// matched while its payload is still arriving).
+struct UnexpectedMessage {
+  wire::Kind kind = wire::Kind::eager;  // eager, sync_eager or rts
+  wire::Envelope envelope;
+  std::uint64_t size = 0;         // packed bytes of the whole message
+  std::uint64_t sender_id = 0;
+  int peer_world = -1;            // who sent it (for answers)
+  std::vector<std::byte> data;    // eager payload
+  bool data_complete = false;     // all of `data` has arrived
+  PointRequest* claimed_by = nullptr;  // a receive matched it before the data was complete
+};
+
+enum class PointRole : std::uint8_t { send, recv };
+
+struct PointRequest : Request {
+  std::uint64_t id = 0;  // names this request in frames (cts, data, sync_ack)
+  PointRole role = PointRole::send;
+  int peer_world = MPI_PROC_NULL;  // world rank of dest/source (MPI_PROC_NULL, or -1 for any source)
+  int my_comm_rank = 0;            // the `source` we put in frames
+  const core::Datatype* type = nullptr;
+  std::size_t bytes = 0;           // send: packed size; recv: capacity
+
+  // Send side.
+  std::span<const std::byte> wire_data;  // what goes on the wire (user memory, packed copy or bsend buffer)
+  std::vector<std::byte> packed;         // packed copy of non-contiguous data
+  int frames_outstanding = 0;            // queued in the engine or in flight in a transport
+  bool awaiting_cts = false;
+  bool awaiting_ack = false;
+  bool internal = false;                 // created by the engine (buffered copy); released at completion
+  std::optional<std::size_t> bsend_block;  // offset of its block in the attached buffer
+
+  // Receive side.
+  void* recv_buf = nullptr;
+  std::size_t message_size = 0;  // the sender's packed size (above capacity: truncation)
+  std::size_t expected = 0;      // rendezvous bytes accepted (what the sender will send)
+  std::size_t received = 0;
+  std::size_t fragment_offset = 0;  // offset of the data frame being received
+  std::unique_ptr<UnexpectedMessage> message;  // matched message whose payload is still arriving
+  bool posted = false;
+  std::list<PointRequest*>::iterator posted_position;
+
+  bool registered = false;  // in the engine's id map (a peer may name it)
+};
+
+}  // namespace gridmpi::request

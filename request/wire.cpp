@@ -1,0 +1,127 @@
+#include "request/wire.hpp"
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "p2p/little_endian.hpp"
+
+namespace gridmpi::request::wire {
+
+using p2p::WireReader;
+using p2p::WireWriter;
+
+namespace {
+
+void need(std::span<const std::byte> in, std::size_t size, Kind kind) {
+  if (in.size() < size)
+    throw MpiError(MPI_ERR_INTERN, fmt::format("{} header of {} bytes, expected {}", kind_name(kind), in.size(), size));
+}
+
+void need_room(std::span<std::byte> out, std::size_t size) {
+  if (out.size() < size)
+    throw MpiError(MPI_ERR_INTERN, fmt::format("header buffer of {} bytes, need {}", out.size(), size));
+}
+
+void put_common(WireWriter& w, Kind kind) {
+  w.put(static_cast<std::uint8_t>(kind)).put(std::uint8_t{0}).put(std::uint16_t{0});
+}
+
+}  // namespace
+
+Kind peek_kind(std::span<const std::byte> header) {
+  if (header.size() < 4) throw MpiError(MPI_ERR_INTERN, fmt::format("frame header of {} bytes", header.size()));
+  auto k = static_cast<std::uint8_t>(header[0]);
+  if (k < 1 || k > 6) throw MpiError(MPI_ERR_INTERN, fmt::format("unknown frame kind {}", k));
+  return static_cast<Kind>(k);
+}
+
+std::string kind_name(Kind kind) {
+  switch (kind) {
+    case Kind::eager: return "eager";
+    case Kind::sync_eager: return "sync-eager";
+    case Kind::rts: return "request-to-send";
+    case Kind::cts: return "clear-to-send";
+    case Kind::data: return "data";
+    case Kind::sync_ack: return "sync-ack";
+  }
+  return fmt::format("kind {}", static_cast<int>(kind));
+}
+
+std::size_t MessageHeader::encode(std::span<std::byte> out) const {
+  need_room(out, encoded_size);
+  WireWriter w(out.data());
+  put_common(w, kind);
+  w.put(envelope.context).put(envelope.source).put(envelope.tag).put(size).put(sender_id);
+  return w.used();
+}
+
+MessageHeader MessageHeader::decode(std::span<const std::byte> in) {
+  MessageHeader h;
+  h.kind = peek_kind(in);
+  if (h.kind != Kind::eager && h.kind != Kind::sync_eager && h.kind != Kind::rts)
+    throw MpiError(MPI_ERR_INTERN, fmt::format("{} header where a message header was expected", kind_name(h.kind)));
+  need(in, encoded_size, h.kind);
+  WireReader r(in.data() + 4);
+  h.envelope.context = r.get<std::uint32_t>();
+  h.envelope.source = r.get<std::int32_t>();
+  h.envelope.tag = r.get<std::int32_t>();
+  h.size = r.get<std::uint64_t>();
+  h.sender_id = r.get<std::uint64_t>();
+  return h;
+}
+
+std::size_t CtsHeader::encode(std::span<std::byte> out) const {
+  need_room(out, encoded_size);
+  WireWriter w(out.data());
+  put_common(w, Kind::cts);
+  w.put(std::uint32_t{0}).put(sender_id).put(receiver_id).put(accepted);
+  return w.used();
+}
+
+CtsHeader CtsHeader::decode(std::span<const std::byte> in) {
+  need(in, encoded_size, Kind::cts);
+  WireReader r(in.data() + 4);
+  r.get<std::uint32_t>();
+  CtsHeader h;
+  h.sender_id = r.get<std::uint64_t>();
+  h.receiver_id = r.get<std::uint64_t>();
+  h.accepted = r.get<std::uint64_t>();
+  return h;
+}
+
+std::size_t DataHeader::encode(std::span<std::byte> out) const {
+  need_room(out, encoded_size);
+  WireWriter w(out.data());
+  put_common(w, Kind::data);
+  w.put(std::uint32_t{0}).put(receiver_id).put(offset);
+  return w.used();
+}
+
+DataHeader DataHeader::decode(std::span<const std::byte> in) {
+  need(in, encoded_size, Kind::data);
+  WireReader r(in.data() + 4);
+  r.get<std::uint32_t>();
+  DataHeader h;
+  h.receiver_id = r.get<std::uint64_t>();
+  h.offset = r.get<std::uint64_t>();
+  return h;
+}
+
+std::size_t SyncAckHeader::encode(std::span<std::byte> out) const {
+  need_room(out, encoded_size);
+  WireWriter w(out.data());
+  put_common(w, Kind::sync_ack);
+  w.put(std::uint32_t{0}).put(sender_id);
+  return w.used();
+}
+
+SyncAckHeader SyncAckHeader::decode(std::span<const std::byte> in) {
+  need(in, encoded_size, Kind::sync_ack);
+  WireReader r(in.data() + 4);
+  r.get<std::uint32_t>();
+  SyncAckHeader h;
+  h.sender_id = r.get<std::uint64_t>();
+  return h;
+}
+
+}  // namespace gridmpi::request::wire

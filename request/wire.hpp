@@ -1,0 +1,89 @@
+// The request layer's frame headers: one struct per kind, fixed-width fields,
+// explicit little-endian encode/decode.  Round-trip tests in
+// tests/unit/test_wire_request.cpp.
+//
+// Every header starts with   u8 kind | u8 flags | u16 reserved
+//
+//   eager, sync_eager, rts:  + u32 context | i32 source | i32 tag | u64 size | u64 sender_id   (32 bytes)
+//   cts:                     + u32 reserved | u64 sender_id | u64 receiver_id | u64 accepted  (32 bytes)
+//   data:                    + u32 reserved | u64 receiver_id | u64 offset                    (24 bytes)
+//   sync_ack:                + u32 reserved | u64 sender_id                                   (16 bytes)
+//
+// `source` is the sender's rank in the communicator (its local group for an
+// intercommunicator), so matching needs no group lookup.  Ids name a request
+// of the side that chose them; they are never pointers.  Closing a
+// connection ("goodbye") belongs to the transport, which alone knows its
+// connections (p2p/tcp/tcp_wire.hpp).
+#pragma once
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+
+namespace gridmpi::request::wire {
+
+enum class Kind : std::uint8_t {
+  eager = 1,       // envelope + the whole message as payload
+  sync_eager = 2,  // the same, and the receiver answers sync_ack when it matches
+  rts = 3,         // request to send: envelope only; the receiver answers cts when it matches
+  cts = 4,         // clear to send: how many bytes the receiver accepts
+  data = 5,        // a fragment of rendezvous data at an offset
+  sync_ack = 6,    // a synchronous eager message was matched
+};
+
+constexpr std::size_t max_header_size = 32;
+using HeaderBuffer = std::array<std::byte, max_header_size>;
+
+// Decoding failures (a short header, an unknown kind) throw MpiError(MPI_ERR_INTERN)
+// naming the problem; the caller adds the peer.
+Kind peek_kind(std::span<const std::byte> header);
+std::string kind_name(Kind kind);
+
+struct Envelope {
+  std::uint32_t context = 0;
+  std::int32_t source = 0;
+  std::int32_t tag = 0;
+  bool operator==(const Envelope&) const = default;
+};
+
+// eager, sync_eager and rts share a layout.
+struct MessageHeader {
+  Kind kind = Kind::eager;
+  Envelope envelope;
+  std::uint64_t size = 0;       // packed bytes of the whole message
+  std::uint64_t sender_id = 0;  // for sync_ack / cts; 0 when no answer is wanted
+  static constexpr std::size_t encoded_size = 32;
+  std::size_t encode(std::span<std::byte> out) const;
+  static MessageHeader decode(std::span<const std::byte> in);
+  bool operator==(const MessageHeader&) const = default;
+};
+
+struct CtsHeader {
+  std::uint64_t sender_id = 0;
+  std::uint64_t receiver_id = 0;
+  std::uint64_t accepted = 0;  // bytes the receiver takes (less than size when truncating)
+  static constexpr std::size_t encoded_size = 32;
+  std::size_t encode(std::span<std::byte> out) const;
+  static CtsHeader decode(std::span<const std::byte> in);
+  bool operator==(const CtsHeader&) const = default;
+};
+
+struct DataHeader {
+  std::uint64_t receiver_id = 0;
+  std::uint64_t offset = 0;
+  static constexpr std::size_t encoded_size = 24;
+  std::size_t encode(std::span<std::byte> out) const;
+  static DataHeader decode(std::span<const std::byte> in);
+  bool operator==(const DataHeader&) const = default;
+};
+
+struct SyncAckHeader {
+  std::uint64_t sender_id = 0;
+  static constexpr std::size_t encoded_size = 16;
+  std::size_t encode(std::span<std::byte> out) const;
+  static SyncAckHeader decode(std::span<const std::byte> in);
+  bool operator==(const SyncAckHeader&) const = default;
+};
+
+}  // namespace gridmpi::request::wire

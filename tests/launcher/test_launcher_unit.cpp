@@ -1,0 +1,149 @@
+// mpirun's command line, rank placement, method choice, shell quoting and
+// line forwarding, without starting anything.
+#include <catch2/catch.hpp>
+
+#include "launcher/options.hpp"
+#include "launcher/output.hpp"
+#include "rpim/method.hpp"
+#include "rpim/placement.hpp"
+#include "rpim/spawn.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace gridmpi;
+using launcher::parse_mpirun_options;
+using launcher::UsageError;
+
+namespace {
+std::string usage_error(std::vector<std::string> args) {
+  try {
+    parse_mpirun_options(args);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST_CASE("mpirun options: the GridMPI flags", "[launcher]") {
+  auto o = parse_mpirun_options({"-np", "4", "-c", "hosts", "-dryrun", "-showrank", "-nounix", "./a.out", "-np", "x"});
+  CHECK(o.np == 4);
+  CHECK(o.hostfile == "hosts");
+  CHECK(o.dryrun);
+  CHECK(o.showrank);
+  CHECK(o.nounix);
+  // Everything after the program belongs to the program.
+  CHECK(o.program == std::vector<std::string>{"./a.out", "-np", "x"});
+  CHECK(parse_mpirun_options({"-machinefile", "m", "hostname"}).hostfile == "m");
+  CHECK(parse_mpirun_options({"-n", "2", "--", "-weird-name"}).program == std::vector<std::string>{"-weird-name"});
+  CHECK(parse_mpirun_options({"hostname"}).np == 0);
+  CHECK(parse_mpirun_options({"-help"}).help);
+}
+
+TEST_CASE("mpirun options: errors are one 'cause; fix' line", "[launcher]") {
+  CHECK_THAT(usage_error({"-frobnicate", "a.out"}), Catch::StartsWith("unknown option '-frobnicate'; "));
+  CHECK_THAT(usage_error({"-np"}), Catch::StartsWith("option -np needs a process count; "));
+  CHECK_THAT(usage_error({"-np", "zero", "a.out"}), Catch::StartsWith("-np needs a positive process count, got 'zero'"));
+  CHECK_THAT(usage_error({"-np", "0", "a.out"}), Catch::Contains("got '0'"));
+  CHECK_THAT(usage_error({"-np", "2"}), Catch::StartsWith("no program to run; "));
+  CHECK_THAT(usage_error({"-c"}), Catch::StartsWith("option -c needs a host file name"));
+  CHECK_THAT(usage_error({"-client", "0", "10.0.0.1:4000", "-np", "2", "a.out"}),
+             Catch::Contains("not yet supported"));
+  CHECK_THAT(usage_error({"-client", "40", "10.0.0.1:4000", "a.out"}), Catch::Contains("0..31"));
+  CHECK_THAT(usage_error({"-client", "0", "nocolon", "a.out"}), Catch::Contains("ADDR:PORT"));
+  CHECK_THAT(usage_error({"-tv", "a.out"}), Catch::Contains("not supported by gridmpi"));
+  for (auto args : std::vector<std::vector<std::string>>{{"-x"}, {"-np"}, {"-np", "-1", "a"}, {"-client", "0"}}) {
+    std::string e = usage_error(args);
+    CHECK(e.find(';') != std::string::npos);
+    CHECK(e.find('\n') == std::string::npos);
+  }
+}
+
+TEST_CASE("placement fills each host's slots top-down, then wraps", "[rpim]") {
+  std::vector<conf::HostEntry> hosts = {{"a", 2, 1}, {"b", 1, 2}, {"c", 3, 3}};
+  CHECK(rpim::total_slots(hosts) == 6);
+  CHECK(rpim::assign_ranks(hosts, 4) == std::vector<std::string>{"a", "a", "b", "c"});
+  CHECK(rpim::assign_ranks(hosts, 8) == std::vector<std::string>{"a", "a", "b", "c", "c", "c", "a", "a"});
+  CHECK(rpim::assign_ranks({}, 3) == std::vector<std::string>{"localhost", "localhost", "localhost"});
+}
+
+TEST_CASE("local hosts are recognised", "[rpim]") {
+  CHECK(rpim::is_local_host("localhost"));
+  CHECK(rpim::is_local_host("127.0.0.1"));
+  CHECK(rpim::is_local_host("127.1.2.3"));
+  char name[256] = {};
+  gethostname(name, sizeof name - 1);
+  CHECK(rpim::is_local_host(name));
+  CHECK_FALSE(rpim::is_local_host("node-that-does-not-exist.invalid"));
+  CHECK_FALSE(rpim::is_local_host("192.0.2.254"));
+}
+
+TEST_CASE("method choice: fork locally, the remote shell elsewhere, '#' forks everywhere", "[rpim]") {
+  CHECK(rpim::choose_method("", true).kind == rpim::Kind::fork);
+  auto m = rpim::choose_method("", false);
+  CHECK(m.kind == rpim::Kind::remote_shell);
+  CHECK(m.shell == std::vector<std::string>{"ssh", "-x", "-o", "BatchMode=yes"});
+  CHECK(rpim::choose_method("#", false).kind == rpim::Kind::fork);
+  CHECK(rpim::choose_method(" # ", false).kind == rpim::Kind::fork);
+  auto rsh = rpim::choose_method("rsh -l 'my user'", false);
+  CHECK(rsh.shell == std::vector<std::string>{"rsh", "-l", "my user"});
+  CHECK(rsh.name() == "rsh");
+  CHECK_THROWS(rpim::split_words("ssh -o 'unbalanced"));
+}
+
+TEST_CASE("remote command lines survive the remote login shell", "[rpim]") {
+  CHECK(rpim::shell_quote("plain/path-1.x") == "plain/path-1.x");
+  CHECK(rpim::shell_quote("two words") == "'two words'");
+  CHECK(rpim::shell_quote("it's") == "'it'\\''s'");
+  CHECK(rpim::shell_quote("") == "''");
+  auto argv = rpim::remote_shell_argv(rpim::choose_method("ssh -p 2222", false), "node1",
+                                      {"/opt/g/bin/gridmpi-proxy", "--env", "A=b c", "--", "prog", "$HOME"});
+  REQUIRE(argv.size() == 5);
+  CHECK(argv[3] == "node1");
+  CHECK(argv[4] == "/opt/g/bin/gridmpi-proxy --env 'A=b c' -- prog '$HOME'");
+}
+
+TEST_CASE("output goes out in whole lines, with the rank prefix", "[launcher]") {
+  launcher::LineBuffer lines("[3] ");
+  CHECK(lines.feed("hel").empty());
+  CHECK(lines.feed("lo\nwor") == "[3] hello\n");
+  CHECK(lines.feed("ld\n\nx") == "[3] world\n[3] \n");
+  CHECK(lines.finish(true) == "[3] x\n");
+  CHECK(lines.finish(true).empty());
+  launcher::LineBuffer plain("");
+  CHECK(plain.feed("no newline").empty());
+  CHECK(plain.finish(false) == "no newline");
+  launcher::LineBuffer small("", 4);
+  CHECK(small.feed("abcdefghij\n") == "abcdefghij\n");  // a whole line goes out whole
+  CHECK(small.feed("abcdef") == "abcd\n");  // an unterminated one is cut at max_line
+  CHECK(small.feed("g\n") == "efg\n");
+}
+
+TEST_CASE("spawn reports exec and chdir failures before returning", "[rpim]") {
+  rpim::SpawnRequest r;
+  r.argv = {"/nonexistent/program"};
+  r.env = rpim::environment_with({});
+  CHECK_THROWS_WITH(rpim::spawn(r), Catch::Contains("cannot execute '/nonexistent/program'") &&
+                                        Catch::Contains("No such file or directory"));
+  r.argv = {"true"};
+  r.cwd = "/nonexistent/dir";
+  CHECK_THROWS_WITH(rpim::spawn(r), Catch::Contains("cannot change to directory '/nonexistent/dir'"));
+}
+
+TEST_CASE("spawn passes the environment and captures output", "[rpim]") {
+  rpim::SpawnRequest r;
+  r.argv = {"sh", "-c", "echo $GRIDMPI_SPAWN_TEST; echo err >&2; cut -d' ' -f5 /proc/$$/stat"};
+  r.env = rpim::environment_with({"GRIDMPI_SPAWN_TEST=value 1"});
+  auto p = rpim::spawn(r);
+  char buffer[64] = {};
+  int status = 0;
+  waitpid(p.pid, &status, 0);
+  ssize_t n = read(p.stdout_fd.get(), buffer, sizeof buffer - 1);
+  // The child runs in its own process group (pgid == its pid).
+  CHECK(std::string(buffer, n > 0 ? static_cast<std::size_t>(n) : 0) ==
+        "value 1\n" + std::to_string(p.pid) + "\n");
+  n = read(p.stderr_fd.get(), buffer, sizeof buffer - 1);
+  CHECK(std::string(buffer, n > 0 ? static_cast<std::size_t>(n) : 0) == "err\n");
+  CHECK(WIFEXITED(status));
+}

@@ -1,0 +1,386 @@
+// The request engine over in-process transports: protocols, matching order,
+// truncation, cancel, probe, modes, persistent requests, buffered sends and
+// the pending queue.  Engines are pumped by hand (test_request_support.hpp).
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <limits>
+
+#include "core/error.hpp"
+#include "test_request_support.hpp"
+
+using namespace gridmpi;
+using gridmpi::test::EngineSet;
+using gridmpi::test::pattern;
+using gridmpi::test::Wire;
+using request::Request;
+using request::SendMode;
+
+namespace {
+
+constexpr std::uint32_t ctx = 100;
+
+request::EngineOptions options(std::int64_t rsize = -1) {
+  request::EngineOptions o;
+  o.rsize = rsize;
+  o.spin = 10;
+  return o;
+}
+
+std::uint64_t next_cookie() {
+  static std::uint64_t c = 0xc00c1e00;
+  return ++c;
+}
+
+Request* send(EngineSet& s, int from, int to, const std::vector<std::byte>& data, int tag,
+              SendMode mode = SendMode::standard) {
+  return s[from].isend(data.data(), static_cast<int>(data.size()), MPI_BYTE, to, tag, s.comm(from), ctx, mode);
+}
+
+Request* recv(EngineSet& s, int at, std::vector<std::byte>& into, int source, int tag) {
+  return s[at].irecv(into.data(), static_cast<int>(into.size()), MPI_BYTE, source, tag, s.comm(at), ctx);
+}
+
+void finish(EngineSet& s, int at, Request* r) { s[at].release(r); }
+
+}  // namespace
+
+TEST_CASE("messages of every size arrive intact with the right status", "[engine]") {
+  auto wire = GENERATE(Wire::template_transport, Wire::tcp);
+  EngineSet s(2, wire, options(), next_cookie());
+  // Template: eager below 4096, fragments of 16 KiB; tcp: eager below 64 KiB.
+  for (std::size_t size : {std::size_t{0}, std::size_t{1}, std::size_t{4095}, std::size_t{4096},
+                           std::size_t{70000}, std::size_t{5 << 20}}) {
+    INFO("size " << size);
+    auto out = pattern(size, static_cast<unsigned>(size));
+    std::vector<std::byte> in(size + 10, std::byte{0xee});
+    Request* rr = recv(s, 1, in, 0, 7);
+    Request* sr = send(s, 0, 1, out, 7);
+    s.pump_until([&] { return rr->complete && sr->complete; });
+    CHECK(rr->error == MPI_SUCCESS);
+    CHECK(rr->status.MPI_SOURCE == 0);
+    CHECK(rr->status.MPI_TAG == 7);
+    CHECK(rr->status.gridmpi_count == static_cast<long long>(size));
+    CHECK(std::equal(out.begin(), out.end(), in.begin()));
+    CHECK(in[size] == std::byte{0xee});  // nothing written past the message
+    finish(s, 1, rr);
+    finish(s, 0, sr);
+  }
+}
+
+TEST_CASE("the switch point follows the transport unless rsize overrides it", "[engine]") {
+  EngineSet a(2, Wire::template_transport, options(-1), next_cookie());
+  CHECK(a.impl(0).rendezvous_threshold(1) == 4096);
+  CHECK(a.impl(0).transport_name(1) == "template");
+  CHECK(a.impl(0).transport_name(0) == "self");
+  EngineSet b(2, Wire::template_transport, options(0), next_cookie());
+  CHECK(b.impl(0).rendezvous_threshold(1) == std::numeric_limits<std::size_t>::max());
+  EngineSet c(2, Wire::template_transport, options(100), next_cookie());
+  CHECK(c.impl(0).rendezvous_threshold(1) == 100);
+}
+
+TEST_CASE("messages between a pair are not overtaken, whatever their protocol", "[engine]") {
+  auto wire = GENERATE(Wire::template_transport, Wire::tcp);
+  EngineSet s(2, wire, options(1000), next_cookie());
+  // Alternate eager and rendezvous sizes with one tag: arrival order = send order.
+  std::vector<std::vector<std::byte>> out;
+  std::vector<Request*> sends;
+  for (unsigned i = 0; i < 40; ++i) {
+    out.push_back(pattern(i % 2 ? 3000 + i : 10 + i, i));
+    sends.push_back(send(s, 0, 1, out.back(), 5));
+  }
+  s.pump_rounds(50);  // let them all become unexpected (eager) or rts
+  std::vector<std::vector<std::byte>> in(out.size(), std::vector<std::byte>(4000));
+  std::vector<Request*> recvs;
+  for (auto& b : in) recvs.push_back(recv(s, 1, b, MPI_ANY_SOURCE, MPI_ANY_TAG));
+  s.pump_until([&] {
+    for (auto* r : recvs)
+      if (!r->complete) return false;
+    for (auto* r : sends)
+      if (!r->complete) return false;
+    return true;
+  });
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    INFO("message " << i);
+    REQUIRE(recvs[i]->status.gridmpi_count == static_cast<long long>(out[i].size()));
+    CHECK(std::equal(out[i].begin(), out[i].end(), in[i].begin()));
+    finish(s, 1, recvs[i]);
+    finish(s, 0, sends[i]);
+  }
+}
+
+TEST_CASE("the earliest-posted matching receive wins across sources", "[engine]") {
+  EngineSet s(3, Wire::template_transport, options(), next_cookie());
+  std::vector<std::byte> any(8), from2(8), from1(8);
+  Request* r_any = recv(s, 0, any, MPI_ANY_SOURCE, 1);
+  Request* r_2 = recv(s, 0, from2, 2, 1);
+  Request* r_1 = recv(s, 0, from1, 1, MPI_ANY_TAG);
+  auto m2 = pattern(8, 2), m1 = pattern(8, 1);
+  Request* s2 = send(s, 2, 0, m2, 1);
+  s.pump_until([&] { return r_any->complete; });
+  CHECK(r_any->status.MPI_SOURCE == 2);  // the wildcard was posted first
+  CHECK_FALSE(r_2->complete);
+  Request* s1 = send(s, 1, 0, m1, 1);
+  s.pump_until([&] { return r_1->complete; });
+  CHECK(r_1->status.MPI_SOURCE == 1);
+  CHECK(from1 == m1);
+  CHECK(s[0].cancel(r_2));
+  CHECK(r_2->status.gridmpi_cancelled == 1);
+  for (auto* r : {r_any, r_2, r_1}) finish(s, 0, r);
+  s.pump_until([&] { return s1->complete && s2->complete; });
+  finish(s, 1, s1);
+  finish(s, 2, s2);
+}
+
+TEST_CASE("truncation reports MPI_ERR_TRUNCATE, keeps the prefix and consumes the message", "[engine]") {
+  auto size = GENERATE(std::size_t{100}, std::size_t{50000});  // eager and rendezvous
+  EngineSet s(2, Wire::template_transport, options(), next_cookie());
+  auto out = pattern(size, 9);
+  auto next = pattern(16, 10);
+  Request* s1 = send(s, 0, 1, out, 3);
+  Request* s2 = send(s, 0, 1, next, 3);
+  std::vector<std::byte> small(40, std::byte{0xee}), second(16);
+  Request* r1 = recv(s, 1, small, 0, 3);
+  Request* r2 = recv(s, 1, second, 0, 3);
+  s.pump_until([&] { return r1->complete && r2->complete && s1->complete && s2->complete; });
+  CHECK(r1->error == MPI_ERR_TRUNCATE);
+  CHECK(r1->status.MPI_ERROR == MPI_ERR_TRUNCATE);
+  CHECK(r1->status.gridmpi_count == 40);
+  CHECK(std::equal(small.begin(), small.end(), out.begin()));
+  CHECK(s1->error == MPI_SUCCESS);  // the sender does not see the receiver's truncation
+  // The truncated message was consumed: the next receive gets the next message.
+  CHECK(r2->error == MPI_SUCCESS);
+  CHECK(second == next);
+  for (auto* r : {r1, r2}) finish(s, 1, r);
+  for (auto* r : {s1, s2}) finish(s, 0, r);
+}
+
+TEST_CASE("a synchronous send completes only once the receive has matched", "[engine]") {
+  auto size = GENERATE(std::size_t{10}, std::size_t{20000});
+  EngineSet s(2, Wire::template_transport, options(), next_cookie());
+  auto out = pattern(size, 4);
+  Request* sr = send(s, 0, 1, out, 2, SendMode::synchronous);
+  s.pump_rounds(100);
+  CHECK_FALSE(sr->complete);
+  std::vector<std::byte> in(size);
+  Request* rr = recv(s, 1, in, 0, 2);
+  s.pump_until([&] { return sr->complete && rr->complete; });
+  CHECK(in == out);
+  finish(s, 0, sr);
+  finish(s, 1, rr);
+}
+
+TEST_CASE("a standard eager send completes without a receive; a rendezvous one waits", "[engine]") {
+  EngineSet s(2, Wire::template_transport, options(), next_cookie());
+  auto small = pattern(100, 1), big = pattern(100000, 2);
+  Request* a = send(s, 0, 1, small, 1);
+  Request* b = send(s, 0, 1, big, 1);
+  s.pump_rounds(100);
+  CHECK(a->complete);
+  CHECK_FALSE(b->complete);
+  std::vector<std::byte> in1(100), in2(100000);
+  Request* r1 = recv(s, 1, in1, 0, 1);
+  Request* r2 = recv(s, 1, in2, 0, 1);
+  s.pump_until([&] { return b->complete && r1->complete && r2->complete; });
+  CHECK(in1 == small);
+  CHECK(in2 == big);
+  for (auto* r : {a, b}) finish(s, 0, r);
+  for (auto* r : {r1, r2}) finish(s, 1, r);
+}
+
+TEST_CASE("cancel removes an unmatched receive and fails on a matched one", "[engine]") {
+  EngineSet s(2, Wire::template_transport, options(), next_cookie());
+  std::vector<std::byte> in(10);
+  Request* r = recv(s, 1, in, 0, 1);
+  CHECK(s[1].cancel(r));
+  CHECK(r->complete);
+  CHECK(r->cancelled);
+  CHECK(r->status.gridmpi_cancelled == 1);
+  finish(s, 1, r);
+  // The cancelled receive takes no message: a later one does.
+  auto out = pattern(10, 3);
+  Request* sr = send(s, 0, 1, out, 1);
+  Request* r2 = recv(s, 1, in, 0, 1);
+  s.pump_until([&] { return r2->complete; });
+  CHECK_FALSE(s[1].cancel(r2));
+  CHECK(r2->status.gridmpi_cancelled == 0);
+  CHECK(in == out);
+  finish(s, 1, r2);
+  finish(s, 0, sr);
+  CHECK_FALSE(s[0].cancel(sr = send(s, 0, 1, out, 9)));  // sends are never cancelled
+  std::vector<std::byte> in3(10);
+  Request* r3 = recv(s, 1, in3, 0, 9);
+  s.pump_until([&] { return r3->complete && sr->complete; });
+  finish(s, 1, r3);
+  finish(s, 0, sr);
+}
+
+TEST_CASE("probe sees an arrived message without receiving it", "[engine]") {
+  EngineSet s(2, Wire::template_transport, options(), next_cookie());
+  MPI_Status st{};
+  CHECK_FALSE(s[1].probe(MPI_ANY_SOURCE, MPI_ANY_TAG, s.comm(1), ctx, false, &st));
+  auto big = pattern(30000, 5);  // rendezvous: only the rts has arrived
+  Request* sr = send(s, 0, 1, big, 12);
+  s.pump_until([&] { return s[1].probe(0, 12, s.comm(1), ctx, false, &st); });
+  CHECK(st.MPI_SOURCE == 0);
+  CHECK(st.MPI_TAG == 12);
+  CHECK(st.gridmpi_count == 30000);
+  CHECK_FALSE(s[1].probe(0, 13, s.comm(1), ctx, false, &st));
+  // A matched probe takes it out of the queue; the message handle receives it.
+  MPI_Message message = MPI_MESSAGE_NULL;
+  REQUIRE(s[1].improbe(0, 12, s.comm(1), ctx, false, &message, &st));
+  CHECK(message != MPI_MESSAGE_NULL);
+  CHECK(message != MPI_MESSAGE_NO_PROC);
+  CHECK_FALSE(s[1].probe(0, 12, s.comm(1), ctx, false, &st));
+  std::vector<std::byte> in(30000);
+  Request* rr = s[1].imrecv(in.data(), 30000, MPI_BYTE, message);
+  s.pump_until([&] { return rr->complete && sr->complete; });
+  CHECK(in == big);
+  CHECK(rr->status.MPI_TAG == 12);
+  finish(s, 1, rr);
+  finish(s, 0, sr);
+}
+
+TEST_CASE("MPI_PROC_NULL completes at once with the standard's status", "[engine]") {
+  EngineSet s(2, Wire::template_transport, options(), next_cookie());
+  std::vector<std::byte> buf(4);
+  Request* r = recv(s, 0, buf, MPI_PROC_NULL, 3);
+  CHECK(r->complete);
+  CHECK(r->status.MPI_SOURCE == MPI_PROC_NULL);
+  CHECK(r->status.MPI_TAG == MPI_ANY_TAG);
+  CHECK(r->status.gridmpi_count == 0);
+  finish(s, 0, r);
+  Request* w = send(s, 0, MPI_PROC_NULL, buf, 3);
+  CHECK(w->complete);
+  finish(s, 0, w);
+}
+
+TEST_CASE("messages to oneself work in every protocol", "[engine]") {
+  EngineSet s(1, Wire::template_transport, options(), next_cookie());
+  // A small standard send to self completes before its receive is posted.
+  auto small = pattern(64, 1);
+  Request* sr = send(s, 0, 0, small, 1);
+  s.pump_rounds(2);
+  CHECK(sr->complete);
+  std::vector<std::byte> in(64);
+  Request* rr = recv(s, 0, in, 0, 1);
+  s.pump_until([&] { return rr->complete; });
+  CHECK(in == small);
+  finish(s, 0, sr);
+  finish(s, 0, rr);
+  // Large: receive posted first (Sendrecv), one copy straight into the buffer.
+  auto big = pattern(4 << 20, 2);
+  std::vector<std::byte> in2(big.size());
+  Request* r2 = recv(s, 0, in2, 0, 2);
+  Request* s2 = send(s, 0, 0, big, 2, SendMode::synchronous);
+  s[0].wait_until([&] { return r2->complete && s2->complete; });
+  CHECK(in2 == big);
+  finish(s, 0, r2);
+  finish(s, 0, s2);
+}
+
+TEST_CASE("persistent requests run again at every start", "[engine]") {
+  EngineSet s(2, Wire::template_transport, options(), next_cookie());
+  std::vector<std::byte> out(5000), in(5000);
+  Request* ps = s[0].send_init(out.data(), 5000, MPI_BYTE, 1, 4, s.comm(0), ctx, SendMode::standard);
+  Request* pr = s[1].recv_init(in.data(), 5000, MPI_BYTE, 0, 4, s.comm(1), ctx);
+  CHECK(ps->persistent);
+  CHECK_FALSE(ps->active);
+  for (unsigned round = 0; round < 3; ++round) {
+    out = pattern(5000, round);
+    s[1].start(pr);
+    s[0].start(ps);
+    CHECK_THROWS_AS(s[0].start(ps), MpiError);  // already active
+    s.pump_until([&] { return ps->complete && pr->complete; });
+    CHECK(in == out);
+    ps->active = pr->active = false;  // what MPI_Wait does
+  }
+  finish(s, 0, ps);
+  finish(s, 1, pr);
+}
+
+TEST_CASE("buffered sends complete at once and are accounted in the attached buffer", "[engine]") {
+  EngineSet s(2, Wire::template_transport, options(), next_cookie());
+  auto out = pattern(20000, 6);  // rendezvous: stays in the buffer until received
+  try {
+    send(s, 0, 1, out, 1, SendMode::buffered);
+    FAIL("buffered send without a buffer accepted");
+  } catch (const MpiError& e) {
+    CHECK(e.error_class() == MPI_ERR_BUFFER);
+  }
+  std::vector<std::byte> buffer(20000 + MPI_BSEND_OVERHEAD);
+  s[0].buffer_attach(buffer.data(), static_cast<int>(buffer.size()));
+  Request* b1 = send(s, 0, 1, out, 1, SendMode::buffered);
+  CHECK(b1->complete);
+  std::fill(out.begin(), out.end(), std::byte{0});  // the user's buffer is free at once
+  try {
+    send(s, 0, 1, out, 1, SendMode::buffered);
+    FAIL("second buffered send fit in a full buffer");
+  } catch (const MpiError& e) {
+    CHECK(e.error_class() == MPI_ERR_BUFFER);
+  }
+  std::vector<std::byte> in(20000);
+  Request* rr = recv(s, 1, in, 0, 1);
+  s.pump_until([&] { return rr->complete; });
+  CHECK(in == pattern(20000, 6));
+  s.pump_rounds(10);
+  auto [address, size] = s[0].buffer_detach();  // nothing left in it: returns at once
+  CHECK(address == buffer.data());
+  CHECK(size == static_cast<int>(buffer.size()));
+  finish(s, 0, b1);
+  finish(s, 1, rr);
+}
+
+TEST_CASE("frames refused with would_block wait in order in the engine", "[engine]") {
+  p2p::TemplateOptions tiny;
+  tiny.inbox_frames = 2;
+  EngineSet s(2, Wire::template_transport, options(), next_cookie(), tiny);
+  std::vector<std::vector<std::byte>> out;
+  std::vector<Request*> sends;
+  for (unsigned i = 0; i < 30; ++i) {
+    out.push_back(pattern(100 + i, i));
+    sends.push_back(send(s, 0, 1, out.back(), 8));
+  }
+  CHECK(s.impl(0).pending_frames() > 0);
+  CHECK_FALSE(sends.back()->complete);  // its frame is still ours
+  std::vector<std::vector<std::byte>> in(30, std::vector<std::byte>(200));
+  std::vector<Request*> recvs;
+  for (auto& b : in) recvs.push_back(recv(s, 1, b, 0, 8));
+  s.pump_until([&] {
+    for (auto* r : recvs)
+      if (!r->complete) return false;
+    return s.impl(0).pending_frames() == 0;
+  });
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    CHECK(std::equal(out[i].begin(), out[i].end(), in[i].begin()));
+    CHECK(sends[i]->complete);
+    finish(s, 1, recvs[i]);
+    finish(s, 0, sends[i]);
+  }
+}
+
+TEST_CASE("a freed active request completes in the background and is released", "[engine]") {
+  EngineSet s(2, Wire::template_transport, options(), next_cookie());
+  auto out = pattern(50000, 1);
+  Request* sr = send(s, 0, 1, out, 1);
+  MPI_Request handle = sr->handle;
+  sr->freed = true;  // MPI_Request_free
+  std::vector<std::byte> in(50000);
+  Request* rr = recv(s, 1, in, 0, 1);
+  s.pump_until([&] { return rr->complete && request::find_request(handle) == nullptr; });
+  CHECK(in == out);
+  finish(s, 1, rr);
+}
+
+TEST_CASE("adopted requests are polled by progress", "[engine]") {
+  EngineSet s(1, Wire::template_transport, options(), next_cookie());
+  int polls = 0;
+  auto r = std::make_unique<Request>();
+  r->kind = request::RequestKind::collective;
+  r->poll = [&polls] { return ++polls == 3; };
+  Request* adopted = s[0].adopt(std::move(r));
+  CHECK(request::find_request(adopted->handle) == adopted);
+  s[0].wait_until([&] { return adopted->complete; });
+  CHECK(polls == 3);
+  finish(s, 0, adopted);
+}

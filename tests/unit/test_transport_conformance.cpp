@@ -1,0 +1,222 @@
+// The same cases against every transport (p2p/transport.hpp): template,
+// self, and tcp over loopback between two transports in this process.
+// Each case talks through a recording sink.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "p2p/self/self_transport.hpp"
+#include "p2p/tcp/tcp_transport.hpp"
+#include "p2p/template/template_transport.hpp"
+
+using namespace gridmpi::p2p;
+
+namespace {
+
+struct Received {
+  int peer;
+  std::vector<std::byte> header;
+  std::vector<std::byte> payload;
+  bool placed;  // the payload went to the destination we named
+};
+
+// Records frames; optionally names a destination for payloads and answers
+// frames whose header starts with 'Q' with a frame 'A' (send from an upcall).
+struct RecordingSink : FrameSink {
+  std::vector<Received> frames;
+  std::vector<std::uint64_t> completed;
+  bool place = false;
+  Transport* reply_through = nullptr;
+  std::map<std::uint64_t, std::vector<std::byte>> destinations;
+  std::map<std::uint64_t, std::vector<std::byte>> headers;
+  std::uint64_t next = 1;
+
+  Placement on_frame_begin(int, std::span<const std::byte> header, std::size_t payload_size) override {
+    Placement p;
+    p.token = next++;
+    headers[p.token].assign(header.begin(), header.end());
+    if (place && payload_size > 0) {
+      auto& d = destinations[p.token];
+      d.resize(payload_size);
+      p.destination = d;
+    }
+    return p;
+  }
+  void on_frame_end(int peer, std::uint64_t token, std::span<const std::byte> payload) override {
+    Received r{peer, headers[token], {payload.begin(), payload.end()}, false};
+    auto d = destinations.find(token);
+    r.placed = d != destinations.end() && payload.data() == d->second.data();
+    frames.push_back(std::move(r));
+    if (reply_through && !frames.back().header.empty() && frames.back().header[0] == std::byte{'Q'}) {
+      std::byte answer[4] = {std::byte{'A'}, std::byte{0}, std::byte{0}, std::byte{0}};
+      auto status = reply_through->send(peer, answer, {}, 0);
+      CHECK(status != SendStatus::would_block);
+    }
+  }
+  void on_send_complete(int, std::uint64_t token) override { completed.push_back(token); }
+};
+
+// A sender and a receiver (the same object for self).
+struct Setup {
+  boost::asio::io_context io;
+  RecordingSink sender_sink, receiver_sink;
+  std::unique_ptr<Transport> sender, receiver;
+  int sender_rank = 0, receiver_rank = 1;
+  std::string kind;
+
+  explicit Setup(const std::string& which) : kind(which) {
+    std::uint64_t cookie = 0x5eed0000 + std::hash<std::string>{}(which) % 1000;
+    TransportContext c0{0, 2, cookie, &io, &sender_sink};
+    TransportContext c1{1, 2, cookie, &io, &receiver_sink};
+    if (which == "template") {
+      sender = std::make_unique<TemplateTransport>(c0);
+      receiver = std::make_unique<TemplateTransport>(c1);
+    } else if (which == "tcp") {
+      tcp::TcpOptions o;
+      o.network = "127.0.0.0/8";
+      sender = std::make_unique<tcp::TcpTransport>(c0, o);
+      receiver = std::make_unique<tcp::TcpTransport>(c1, o);
+    } else {
+      // self: one transport, sender and receiver are rank 0
+      TransportContext c{0, 1, cookie, &io, &receiver_sink};
+      sender = std::make_unique<SelfTransport>(c);
+      receiver_rank = 0;
+      return;
+    }
+    std::string e0 = sender->endpoint(), e1 = receiver->endpoint();
+    sender->set_peer_endpoint(1, e1);
+    receiver->set_peer_endpoint(0, e0);
+  }
+  Transport& rx() { return receiver ? *receiver : *sender; }
+  RecordingSink& rx_sink() { return receiver_sink; }
+  RecordingSink& tx_sink() { return receiver ? sender_sink : receiver_sink; }
+
+  void pump() {
+    io.poll();
+    sender->progress();
+    if (receiver) receiver->progress();
+  }
+  template <class Pred>
+  void pump_until(Pred pred) {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (!pred()) {
+      pump();
+      if (std::chrono::steady_clock::now() > deadline) FAIL(kind << ": timed out");
+    }
+  }
+  // Sends, retrying on would_block as the request layer does.
+  SendStatus send(std::span<const std::byte> header, std::span<const std::byte> payload, std::uint64_t token) {
+    for (;;) {
+      auto s = sender->send(receiver_rank, header, payload, token);
+      if (s != SendStatus::would_block) return s;
+      pump();
+    }
+  }
+};
+
+std::vector<std::byte> bytes(std::size_t n, unsigned seed) {
+  std::vector<std::byte> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<std::byte>((i * 31 + seed) & 0xff);
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("transport conformance", "[transport]") {
+  auto which = GENERATE(as<std::string>{}, "template", "self", "tcp");
+  Setup s(which);
+  INFO("transport " << which);
+  Capabilities caps = s.sender->capabilities();
+  CHECK(caps.eager_limit > 0);
+  CHECK(caps.max_fragment >= caps.eager_limit);
+  CHECK(s.sender->reachable(s.receiver_rank));
+  CHECK_FALSE(s.sender->reachable(5));
+
+  SECTION("header and payload arrive intact, from the right peer") {
+    auto h = bytes(24, 1), p = bytes(100, 2);
+    s.send(h, p, 0);
+    s.pump_until([&] { return s.rx_sink().frames.size() == 1; });
+    const Received& r = s.rx_sink().frames[0];
+    CHECK(r.peer == s.sender_rank);
+    CHECK(r.header == h);
+    CHECK(r.payload == p);
+  }
+
+  SECTION("frames keep their order, and empty payloads and headers work") {
+    std::vector<std::vector<std::byte>> sent;
+    for (unsigned i = 0; i < 300; ++i) {
+      sent.push_back(bytes(i % 7 == 0 ? 0 : i * 13 % 2000, i));
+      std::byte h[4] = {std::byte{'H'}, static_cast<std::byte>(i & 0xff), static_cast<std::byte>(i >> 8), std::byte{0}};
+      s.send(h, sent.back(), 0);
+    }
+    s.pump_until([&] { return s.rx_sink().frames.size() == sent.size(); });
+    for (unsigned i = 0; i < sent.size(); ++i) {
+      INFO("frame " << i);
+      CHECK(static_cast<unsigned>(s.rx_sink().frames[i].header[1]) == (i & 0xff));
+      CHECK(s.rx_sink().frames[i].payload == sent[i]);
+    }
+  }
+
+  SECTION("a large payload lands in the destination named by the receiver") {
+    s.rx_sink().place = true;
+    auto h = bytes(16, 3), p = bytes(3 * 1024 * 1024 + 17, 4);
+    auto status = s.send(h, p, 42);
+    s.pump_until([&] {
+      return s.rx_sink().frames.size() == 1 &&
+             (status == SendStatus::complete || !s.tx_sink().completed.empty());
+    });
+    CHECK(s.rx_sink().frames[0].placed);
+    CHECK(s.rx_sink().frames[0].payload == p);
+    if (status == SendStatus::in_flight) CHECK(s.tx_sink().completed == std::vector<std::uint64_t>{42});
+  }
+
+  SECTION("a large payload without a destination is supplied by the transport") {
+    auto h = bytes(16, 5), p = bytes(1024 * 1024 + 3, 6);
+    s.send(h, p, 7);
+    s.pump_until([&] { return s.rx_sink().frames.size() == 1; });
+    CHECK(s.rx_sink().frames[0].payload == p);
+  }
+
+  SECTION("the receiver may send from inside an upcall") {
+    // The reply goes back to the sender; for self it is the same transport.
+    s.rx_sink().reply_through = &s.rx();
+    std::byte q[4] = {std::byte{'Q'}, std::byte{0}, std::byte{0}, std::byte{0}};
+    s.send(q, {}, 0);
+    s.pump_until([&] { return !s.tx_sink().frames.empty() && s.tx_sink().frames.back().header[0] == std::byte{'A'}; });
+    CHECK(s.tx_sink().frames.back().peer == s.receiver_rank);
+  }
+
+  SECTION("a referenced payload is not reused before completion is reported") {
+    auto p = bytes(512 * 1024, 8);
+    auto copy = p;
+    std::byte h[4] = {std::byte{'R'}, std::byte{0}, std::byte{0}, std::byte{0}};
+    auto status = s.send(h, p, 99);
+    if (status == SendStatus::in_flight) {
+      s.pump_until([&] { return !s.tx_sink().completed.empty(); });
+      CHECK(s.tx_sink().completed.back() == 99);
+    }
+    std::fill(p.begin(), p.end(), std::byte{0});  // reused only now
+    s.pump_until([&] { return s.rx_sink().frames.size() == 1; });
+    CHECK(s.rx_sink().frames[0].payload == copy);
+  }
+}
+
+TEST_CASE("the template transport says would_block when the peer's inbox is full", "[transport]") {
+  boost::asio::io_context io;
+  RecordingSink a, b;
+  TemplateOptions o;
+  o.inbox_frames = 2;
+  TemplateTransport t0({0, 2, 77, &io, &a}, o), t1({1, 2, 77, &io, &b}, o);
+  t0.set_peer_endpoint(1, t1.endpoint());
+  std::byte h[4] = {};
+  CHECK(t0.send(1, h, {}, 0) == SendStatus::complete);
+  CHECK(t0.send(1, h, {}, 0) == SendStatus::complete);
+  CHECK(t0.send(1, h, {}, 0) == SendStatus::would_block);
+  t1.progress();
+  CHECK(b.frames.size() == 2);
+  CHECK(t0.send(1, h, {}, 0) == SendStatus::complete);
+}
