@@ -1,6 +1,7 @@
 // Host files (mpi_conf, -c FILE, -machinefile FILE): one host per line,
 // '#' starts a comment, optional slot count ("node1 4", "node1:4" or
-// "node1 slots=4").  Owner: conf/.
+// "node1 slots=4"; IPv6 addresses bare, or as "[addr]:N" with slots).
+// Repeated hosts stay separate entries, in file order.  Owner: conf/.
 #pragma once
 #include <string>
 #include <vector>

@@ -14,10 +14,10 @@
 // _YAMPI_SOCBUF) < mpirun flag (mpirun exports GRIDMPI_<NAME> to ranks and
 // marks it as coming from the command line).  Owner: conf/.
 //
-// Declare every Param in a library source (a .cpp of gridmpi_obj, not in a
-// tools/ folder): a site file that sets a parameter the running program does
-// not know is rejected as an unknown key, and gridmpi-info lists only what
-// the library declares.
+// Declare every Param in a library source (a .cpp of gridmpi_obj, not a
+// program's own file or a tools/ folder): MPI processes (libmpi.so) reject a
+// site-file key that no library parameter has, and gridmpi-info lists only
+// what the library declares.
 #pragma once
 #include <cstdint>
 #include <initializer_list>

@@ -1,15 +1,18 @@
 // Communicators: the handle table, context-id agreement, and the
-// constructors (dup, split, create) and destructor (free).
+// constructors (dup, split, create, create_group, intercommunicator create
+// and merge) and destructor (free).
 //
 // Context ids must be equal in every member and unique among the live
 // communicators of each process.  Each process keeps a bitmap of free id
 // pairs (ContextPool); a constructor ANDs the bitmaps of all the parent's
 // processes with one allreduce on the parent (coll::allreduce runs on the
-// parent's collective context, so it cannot meet user messages) and takes the lowest
-// common pair.  Processes that get MPI_COMM_NULL take part but reserve nothing.
+// parent's collective context, so it cannot meet user messages) and takes
+// the lowest common pair.  Processes that get MPI_COMM_NULL take part but
+// reserve nothing.  Intercommunicators AND the masks of each side on its
+// local communicator, the two leaders exchange theirs, and each side
+// broadcasts the result.
 #include <algorithm>
 #include <bit>
-#include <numeric>
 
 #include <fmt/format.h>
 
@@ -52,10 +55,6 @@ constexpr int leader_tag = 1 << 30;
 void clear_pair(ContextPool::Mask& mask, std::uint32_t context_id) {
   std::uint32_t pair = context_id / 2;
   mask[pair / 64] &= ~(std::uint64_t{1} << (pair % 64));
-}
-
-void and_into(ContextPool::Mask& mask, const ContextPool::Mask& other) {
-  for (int w = 0; w < ContextPool::words; ++w) mask[w] &= other[w];
 }
 
 // Send-receive with one peer of c on an explicit context (MPI_Intercomm_create

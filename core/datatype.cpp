@@ -546,6 +546,54 @@ MPI_Datatype type_darray(int size, int rank, int ndims, const int gsizes[], cons
 
 // ---- the pack engine ----
 
+namespace {
+
+// Copies between the packed stream (cursor) and the user's buffer.  Runs of
+// the common small sizes get fixed-size copies the compiler turns into
+// plain loads and stores.
+template <bool Pack>
+struct StreamCopy {
+  std::byte* cursor;
+
+  void operator()(std::uintptr_t address, std::size_t n) {
+    auto* user = reinterpret_cast<std::byte*>(address);
+    if constexpr (Pack)
+      std::memcpy(cursor, user, n);
+    else
+      std::memcpy(user, cursor, n);
+    cursor += n;
+  }
+
+  template <std::size_t N>
+  void fixed_runs(std::uintptr_t address, MPI_Aint stride, std::size_t count) {
+    for (std::size_t k = 0; k < count; ++k) {
+      auto* user = reinterpret_cast<std::byte*>(address + static_cast<std::uintptr_t>(
+                                                              static_cast<MPI_Aint>(k) * stride));
+      if constexpr (Pack)
+        std::memcpy(cursor, user, N);
+      else
+        std::memcpy(user, cursor, N);
+      cursor += N;
+    }
+  }
+
+  void runs(std::uintptr_t address, MPI_Aint stride, std::size_t run, std::size_t count) {
+    switch (run) {
+      case 1: return fixed_runs<1>(address, stride, count);
+      case 2: return fixed_runs<2>(address, stride, count);
+      case 4: return fixed_runs<4>(address, stride, count);
+      case 8: return fixed_runs<8>(address, stride, count);
+      case 16: return fixed_runs<16>(address, stride, count);
+      case 32: return fixed_runs<32>(address, stride, count);
+    }
+    for (std::size_t k = 0; k < count; ++k)
+      (*this)(address + static_cast<std::uintptr_t>(static_cast<MPI_Aint>(k) * stride), run);
+  }
+};
+
+}  // namespace
+
+
 void Datatype::pack(const void* buf, std::size_t count, std::byte* out) const {
   pack_range(buf, count, 0, {out, count * size});
 }
@@ -565,12 +613,8 @@ void Datatype::pack_range(const void* buf, std::size_t count, std::size_t offset
     std::memcpy(out.data(), at(buf, true_lb + static_cast<MPI_Aint>(offset)), out.size());
     return;
   }
-  std::byte* cursor = out.data();
   walk_window(*layout, address(buf), extent(), count, offset, out.size(),
-              [&](std::uintptr_t from, std::size_t n) {
-                std::memcpy(cursor, reinterpret_cast<const void*>(from), n);
-                cursor += n;
-              });
+              StreamCopy<true>{out.data()});
 }
 
 void Datatype::unpack_range(std::span<const std::byte> in, std::size_t count, std::size_t offset,
@@ -584,12 +628,9 @@ void Datatype::unpack_range(std::span<const std::byte> in, std::size_t count, st
     std::memcpy(at(buf, true_lb + static_cast<MPI_Aint>(offset)), in.data(), in.size());
     return;
   }
-  const std::byte* cursor = in.data();
+  // The stream is only read when unpacking.
   walk_window(*layout, address(buf), extent(), count, offset, in.size(),
-              [&](std::uintptr_t to, std::size_t n) {
-                std::memcpy(reinterpret_cast<void*>(to), cursor, n);
-                cursor += n;
-              });
+              StreamCopy<false>{const_cast<std::byte*>(in.data())});
 }
 
 namespace {

@@ -26,6 +26,7 @@
 #include "launcher/net.hpp"
 #include "launcher/options.hpp"
 #include "launcher/output.hpp"
+#include "launcher/settings.hpp"
 #include "rpim/method.hpp"
 #include "rpim/placement.hpp"
 #include "rpim/spawn.hpp"
@@ -37,43 +38,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const conf::Param<std::string> config_file{
-    "mpirun.config_file", "mpi_conf", "",
-    "host file used when -c is not given (the default ./mpi_conf is optional; a file named here must exist)",
-    conf::Level::user, {"_YAMPI_CONFIG_FILE"}};
-const conf::Param<std::int64_t> startup_timeout{
-    "mpirun.startup_timeout", 60, "seconds",
-    "how long a rank may take to connect to mpirun (MPI_Init) once another rank has; 0 = no limit",
-    conf::Level::user, {"_YAMPI_MPIRUN_STARTUP_TIMEOUT"}};
-const conf::Param<double> terminate_grace{
-    "mpirun.terminate_grace", 2.0, "seconds",
-    "when stopping a job: time between SIGTERM and SIGKILL", conf::Level::tuner,
-    {"_YAMPI_MPIRUN_TERMINATE_SLEEP"}};
-const conf::Param<bool> show_rank{"mpirun.showrank", false, "",
-                                  "prefix every line of output with the rank (\"[3] \")", conf::Level::user,
-                                  {"_YAMPI_MPIRUN_SHOWRANK"}};
-const conf::Param<std::string> remote_shell{
-    "rpim.rsh", rpim::default_remote_shell, "",
-    "remote shell (with options) for hosts other than this one; '#' = start every rank locally",
-    conf::Level::user, {"_YAMPI_RSH"}};
-const conf::Param<std::int64_t> max_starting{
-    "rpim.max_starting_sessions", 8, "",
-    "remote shell sessions being set up at once (sshd refuses connections beyond its MaxStartups); 0 = no cap",
-    conf::Level::tuner};
-const conf::Param<std::string> envs_list{
-    "mpirun.envs_list", "", "",
-    "names of extra environment variables (comma or colon separated) passed to ranks on remote hosts",
-    conf::Level::user, {"_YAMPI_MPIRUN_ENVSLIST"}};
-const conf::Param<bool> change_dir{"mpirun.chdir", true, "",
-                                   "ranks on remote hosts start in mpirun's working directory",
-                                   conf::Level::user, {"_YAMPI_MPIRUN_CHDIR"}};
-const conf::Param<std::string> control_address{
-    "mpirun.address", "", "",
-    "address the ranks use to reach mpirun's control service; default: chosen per host by routing",
-    conf::Level::tuner};
-const conf::Param<std::int64_t> control_port{"mpirun.port", 0, "",
-                                             "port of mpirun's control service; 0 = any free port",
-                                             conf::Level::tuner, {"_YAMPI_MPIRUN_PORT"}};
+using settings::change_dir;
+using settings::config_file;
+using settings::control_address;
+using settings::control_port;
+using settings::envs_list;
+using settings::max_starting;
+using settings::remote_shell;
+using settings::show_rank;
+using settings::startup_timeout;
+using settings::terminate_grace;
 
 [[noreturn]] void usage_exit(const std::string& line) {
   std::string text = "mpirun: " + line + "\n";

@@ -36,6 +36,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <functional>
 #include <memory>
 #include <span>
@@ -48,8 +49,11 @@ namespace gridmpi::p2p {
 struct Capabilities {
   // Payload bytes below which request/ sends eagerly unless configured otherwise.
   std::size_t eager_limit = 0;
-  // Largest payload of one frame; longer data is cut into fragments.
+  // Payload size of the fragments rendezvous data is cut into.
   std::size_t max_fragment = 0;
+  // Hard limit of one frame's payload: an eager message above it goes by
+  // rendezvous whatever the switch point says.
+  std::size_t max_frame_payload = std::numeric_limits<std::size_t>::max();
   double latency_us = 0;            // one-way small-message estimate
   double bandwidth_bytes_per_s = 0; // large-message estimate
   // True when every event of this transport wakes the shared io_context, so

@@ -163,6 +163,7 @@ void EngineImpl::select_transport(int world, Peer& p) {
                    fmt::format("rank {}: no transport reaches rank {} (was its endpoint published?)", rank_, world));
   p.transport = best;
   p.max_fragment = std::max<std::size_t>(best_caps.max_fragment, 1);
+  p.max_frame_payload = std::max(best_caps.max_frame_payload, p.max_fragment);
   const char* why;
   if (rsize_ == -1) {
     p.threshold = best_caps.eager_limit;
@@ -423,8 +424,8 @@ void EngineImpl::start_send(PointRequest* s) {
     }
   }
   Peer& p = peer(s->peer_world);
-  // A payload above the transport's fragment size cannot travel as one eager frame.
-  bool eager = s->bytes < p.threshold && s->bytes <= p.max_fragment;
+  // A payload above the transport's frame limit cannot travel as one eager frame.
+  bool eager = s->bytes < p.threshold && s->bytes <= p.max_frame_payload;
   wire::MessageHeader h;
   h.envelope = {s->context, s->my_comm_rank, s->tag};
   h.size = s->bytes;

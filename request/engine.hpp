@@ -98,6 +98,7 @@ class EngineImpl final : public Engine, public p2p::FrameSink {
     p2p::Transport* transport = nullptr;
     std::size_t threshold = 0;  // rendezvous from this many bytes
     std::size_t max_fragment = 0;
+    std::size_t max_frame_payload = 0;
     std::deque<PendingFrame> pending;  // refused with would_block, in order
     bool listed = false;               // in peers_with_pending_
   };

@@ -14,6 +14,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/group.hpp"
 
@@ -152,8 +153,8 @@ template <Kind K> const Algorithm<Args<K>>* forced_algorithm();
 // Resolves a forced-algorithm setting (the text of the parameter): nullptr
 // for "" or "auto", else the algorithm; throws like forced_algorithm().
 template <Kind K> const Algorithm<Args<K>>* parse_forced(std::string_view text);
-// The description of the coll.<kind>_algorithm parameter (it lists the names).
-std::string algorithm_parameter_description(Kind kind);
+// The values the coll.<kind>_algorithm parameter accepts ("auto" and the names).
+std::vector<std::string> algorithm_parameter_choices(Kind kind);
 
 // ---- the algorithms --------------------------------------------------------
 void barrier_dissemination(const BarrierArgs&, core::Comm&);

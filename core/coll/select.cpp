@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "conf/log.hpp"
 #include "conf/registry.hpp"
@@ -26,38 +27,39 @@ namespace gridmpi::coll {
 namespace {
 
 using conf::Level;
-using conf::Param;
 
-// One parameter per collective; the description lists the valid names
-// (tests/unit/test_coll_registry.cpp checks that it matches the registry).
-#define GRIDMPI_COLL_PARAM(kind, upper, names)                                              \
-  const Param<std::string> kind##_algorithm{                                                \
-      "coll." #kind "_algorithm", "auto", "",                                                \
-      "force the " #kind " algorithm (auto = choose by communicator and message size): " names, \
+// One parameter per collective, a choice among "auto" and the registered
+// names (tests/unit/test_coll_registry.cpp checks that the lists match the
+// registry), so that gridmpi-info and the configuration loader reject a
+// misspelt name.
+#define GRIDMPI_COLL_PARAM(kind, upper, ...)                                               \
+  const conf::ChoiceParam kind##_algorithm{                                                \
+      "coll." #kind "_algorithm", "auto", {"auto", __VA_ARGS__},                           \
+      "force the " #kind " algorithm (auto = choose by communicator and message size)",    \
       Level::tuner, {"GRIDMPI_" upper "_ALGORITHM"}};
-GRIDMPI_COLL_PARAM(barrier, "BARRIER", "auto, dissemination, linear")
-GRIDMPI_COLL_PARAM(bcast, "BCAST",
-                   "auto, binomial, linear, scatter_recursive_doubling_allgather, "
+GRIDMPI_COLL_PARAM(barrier, "BARRIER", "dissemination", "linear")
+GRIDMPI_COLL_PARAM(bcast, "BCAST", "binomial", "linear", "scatter_recursive_doubling_allgather",
                    "scatter_ring_allgather")
-GRIDMPI_COLL_PARAM(gather, "GATHER", "auto, binomial, linear")
-GRIDMPI_COLL_PARAM(gatherv, "GATHERV", "auto, linear")
-GRIDMPI_COLL_PARAM(scatter, "SCATTER", "auto, binomial, linear")
-GRIDMPI_COLL_PARAM(scatterv, "SCATTERV", "auto, linear")
-GRIDMPI_COLL_PARAM(allgather, "ALLGATHER", "auto, bruck, linear, recursive_doubling, ring")
-GRIDMPI_COLL_PARAM(allgatherv, "ALLGATHERV", "auto, linear, ring")
-GRIDMPI_COLL_PARAM(alltoall, "ALLTOALL", "auto, linear, pairwise")
-GRIDMPI_COLL_PARAM(alltoallv, "ALLTOALLV", "auto, linear")
-GRIDMPI_COLL_PARAM(alltoallw, "ALLTOALLW", "auto, linear")
-GRIDMPI_COLL_PARAM(reduce, "REDUCE", "auto, binomial, linear")
-GRIDMPI_COLL_PARAM(allreduce, "ALLREDUCE", "auto, rabenseifner, recursive_doubling, reduce_bcast, ring")
-GRIDMPI_COLL_PARAM(reduce_scatter, "REDUCE_SCATTER", "auto, recursive_halving, reduce_scatterv")
-GRIDMPI_COLL_PARAM(reduce_scatter_block, "REDUCE_SCATTER_BLOCK",
-                   "auto, recursive_halving, reduce_scatter")
-GRIDMPI_COLL_PARAM(scan, "SCAN", "auto, linear, recursive_doubling")
-GRIDMPI_COLL_PARAM(exscan, "EXSCAN", "auto, linear, recursive_doubling")
+GRIDMPI_COLL_PARAM(gather, "GATHER", "binomial", "linear")
+GRIDMPI_COLL_PARAM(gatherv, "GATHERV", "linear")
+GRIDMPI_COLL_PARAM(scatter, "SCATTER", "binomial", "linear")
+GRIDMPI_COLL_PARAM(scatterv, "SCATTERV", "linear")
+GRIDMPI_COLL_PARAM(allgather, "ALLGATHER", "bruck", "linear", "recursive_doubling", "ring")
+GRIDMPI_COLL_PARAM(allgatherv, "ALLGATHERV", "linear", "ring")
+GRIDMPI_COLL_PARAM(alltoall, "ALLTOALL", "linear", "pairwise")
+GRIDMPI_COLL_PARAM(alltoallv, "ALLTOALLV", "linear")
+GRIDMPI_COLL_PARAM(alltoallw, "ALLTOALLW", "linear")
+GRIDMPI_COLL_PARAM(reduce, "REDUCE", "binomial", "linear")
+GRIDMPI_COLL_PARAM(allreduce, "ALLREDUCE", "rabenseifner", "recursive_doubling", "reduce_bcast",
+                   "ring")
+GRIDMPI_COLL_PARAM(reduce_scatter, "REDUCE_SCATTER", "recursive_halving", "reduce_scatterv")
+GRIDMPI_COLL_PARAM(reduce_scatter_block, "REDUCE_SCATTER_BLOCK", "recursive_halving",
+                   "reduce_scatter")
+GRIDMPI_COLL_PARAM(scan, "SCAN", "linear", "recursive_doubling")
+GRIDMPI_COLL_PARAM(exscan, "EXSCAN", "linear", "recursive_doubling")
 #undef GRIDMPI_COLL_PARAM
 
-const Param<std::string>& algorithm_param(Kind kind) {
+const conf::ChoiceParam& algorithm_param(Kind kind) {
   switch (kind) {
     case Kind::barrier: return barrier_algorithm;
     case Kind::bcast: return bcast_algorithm;
@@ -289,10 +291,8 @@ GRIDMPI_COLL_INSTANTIATE(scan)
 GRIDMPI_COLL_INSTANTIATE(exscan)
 #undef GRIDMPI_COLL_INSTANTIATE
 
-// The description of a parameter, for the unit test that checks it against
-// the registry.
-std::string algorithm_parameter_description(Kind kind) {
-  return algorithm_param(kind).info().description;
+std::vector<std::string> algorithm_parameter_choices(Kind kind) {
+  return algorithm_param(kind).info().choices;
 }
 
 // ---- entry points ----------------------------------------------------------

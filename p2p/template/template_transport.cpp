@@ -36,6 +36,7 @@ Capabilities TemplateTransport::capabilities() const {
   Capabilities caps;
   caps.eager_limit = options_.eager_limit;
   caps.max_fragment = options_.max_fragment;
+  caps.max_frame_payload = options_.max_frame_payload;
   caps.latency_us = 1000;  // never preferred over a real transport
   caps.bandwidth_bytes_per_s = 1e8;
   caps.can_block = false;  // no fd: a waiting engine must keep polling
@@ -64,6 +65,9 @@ TemplateTransport* TemplateTransport::find_peer(int peer) const {
 
 SendStatus TemplateTransport::send(int peer, std::span<const std::byte> header,
                                    std::span<const std::byte> payload, std::uint64_t token) {
+  if (payload.size() > options_.max_frame_payload)
+    throw MpiError(MPI_ERR_INTERN, fmt::format("template transport: frame of {} bytes above its limit of {}",
+                                               payload.size(), options_.max_frame_payload));
   TemplateTransport* target = find_peer(peer);
   if (target->inbox_.size() >= options_.inbox_frames) return SendStatus::would_block;
   Frame frame;

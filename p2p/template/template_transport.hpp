@@ -28,6 +28,7 @@ struct TemplateOptions {
   std::size_t copy_limit = 1024;         // payloads above this are referenced (in_flight)
   std::size_t eager_limit = 4096;        // declared in capabilities()
   std::size_t max_fragment = 16 * 1024;  // declared in capabilities()
+  std::size_t max_frame_payload = 1 << 20;  // declared in capabilities()
 };
 
 class TemplateTransport final : public Transport {

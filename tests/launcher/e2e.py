@@ -373,6 +373,33 @@ def sigint(env):
 
 
 @case
+def mpirun_killed(env):
+    # mpirun itself dies without a chance to clean up: local ranks die with
+    # it (PR_SET_PDEATHSIG), ranks behind gridmpi-proxy when it loses mpirun.
+    rsh = fake_rsh(env, 'shift; exec sh -c "$1"\n')
+    path = os.path.join(env.tmp, "mixed_hosts")
+    with open(path, "w") as f:
+        f.write("localhost 2\nnodeB.invalid 2\n")
+    proc = subprocess.Popen([env.mpirun, "-np", "4", "-c", path, env.prog, "hang"],
+                            env=env.env(dict(REMOTE_ENV, _YAMPI_RSH=rsh)), cwd=env.tmp, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for_files(env, 4)
+        time.sleep(0.5)
+        proc.kill()
+        proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    ranks = [p for n, p in env.job_pids() if n.startswith("rank.")]
+    deadline = time.monotonic() + 5
+    while any(alive(p) for p in ranks) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    check(not any(alive(p) for p in ranks), f"ranks survived mpirun's SIGKILL: {env.job_pids()}")
+    check_nothing_left(env, 4, children=False)
+
+
+@case
 def wrong_cookie(env):
     proc = subprocess.Popen([env.mpirun, "-np", "2", "sh", "-c", 'echo "$_YAMPI_PPORT"; sleep 30'],
                             env=env.env(), cwd=env.tmp, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -453,6 +480,36 @@ def rsh_unreachable(env):
     check("exited with status 255" in line and "nodeA.invalid true" in line, line)
     check(p.returncode == 255, f"exit {p.returncode}")
     check(p.elapsed < 10, f"took {p.elapsed:.1f} s")
+
+
+@case
+def rsh_session_cap(env):
+    # Each fake remote shell logs its start time, then takes 1 s to "log in".
+    # With a cap of 2 sessions being set up at once, 6 remote ranks start in
+    # 3 waves.
+    log = os.path.join(env.tmp, "starts")
+    rsh = fake_rsh(env, f'date +%s.%N >> {log}\nsleep 1\nshift; exec sh -c "$1"\n')
+    hosts = os.path.join(env.tmp, "six_hosts")
+    with open(hosts, "w") as f:
+        f.write("nodeA.invalid 3\nnodeB.invalid 3\n")
+    p = env.run(["-np", "6", "-c", hosts, "true"],
+                dict(REMOTE_ENV, _YAMPI_RSH=rsh, GRIDMPI_RPIM_MAX_STARTING_SESSIONS="2"), timeout=60)
+    check(p.returncode == 0, f"exit {p.returncode}: {p.stderr}")
+    with open(log) as f:
+        starts = sorted(float(x) for x in f.read().split())
+    check(len(starts) == 6, starts)
+    for i in range(len(starts) - 2):
+        check(starts[i + 2] - starts[i] > 0.8, f"more than 2 sessions set up at once: {starts}")
+
+
+@case
+def help_and_flags(env):
+    p = env.run(["-help"])
+    check(p.returncode == 0 and "usage: mpirun" in p.stdout and "-machinefile" in p.stdout, p.stdout)
+    p = env.run(["-np", "1", "-nounix", "sh", "-c", 'echo "$_YAMPI_DISABLE_UNIX"'])
+    check(p.returncode == 0 and p.stdout == "1\n", f"-nounix: {p.stdout!r} {p.stderr!r}")
+    p = env.run(["-np", "2", "sh", "-c", 'printf "no newline $_YAMPI_MYRANK"'])
+    check(sorted(p.stdout.splitlines()) == ["no newline 0", "no newline 1"], f"partial lines: {p.stdout!r}")
 
 
 # --- compiler wrappers and the installed layout --------------------------------
@@ -552,6 +609,7 @@ def mpi_programs(env):
     p = env.run(["-np", "2", exe, "ok"], timeout=60)
     if p.returncode != 0:
         raise Skip(f"MPI_Init/MPI_Allreduce not usable yet (exit {p.returncode}): {p.stderr.strip()[:300]}")
+    check_nothing_left(env, 2, children=False)
     clear_pids(env)
     p = env.run(["-np", "4", exe, "ok"], timeout=60)
     check(p.returncode == 0, f"ok: exit {p.returncode}: {p.stderr}")
@@ -615,6 +673,13 @@ def main():
         print(f"FAIL {a.case}: timed out: {e}")
         return 1
     finally:
+        # Whatever a failing case left behind must not outlive the test.
+        for _, pid in env.job_pids():
+            if alive(pid):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
         subprocess.run(["rm", "-rf", env.tmp])
     print(f"PASS {a.case}")
     return 0

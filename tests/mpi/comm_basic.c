@@ -1,7 +1,7 @@
 /* Communicators: compare (IDENT / CONGRUENT / UNEQUAL), dup (same group,
  * separate context: traffic on a dup never matches receives on the
  * original), dup of a dup, many dup/free cycles and many live dups, free
- * sets MPI_COMM_NULL, names (MPI_COMM_WORLD / MPI_COMM_SELF defaults,
+ * sets MPI_COMM_NULL, Comm_idup, names (MPI_COMM_WORLD / MPI_COMM_SELF defaults,
  * set/get), Comm_test_inter, Comm_group, and attribute copy/delete
  * callbacks on dup and free. */
 #include "mpitest.h"
@@ -172,6 +172,19 @@ int main(int argc, char **argv)
     }
     for (i = 19; i >= 0; --i)
         E(MPI_Comm_free(&many[i]));
+
+    /* Non-blocking dup. */
+    {
+        MPI_Request r;
+        int v = mt_rank, w = -1;
+        E(MPI_Comm_idup(MPI_COMM_WORLD, &dup2, &r));
+        E(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        E(MPI_Comm_compare(MPI_COMM_WORLD, dup2, &result));
+        CHECK_INT("Comm_compare(WORLD, Comm_idup(WORLD))", MPI_CONGRUENT, result);
+        E(MPI_Sendrecv(&v, 1, MPI_INT, right, 0, &w, 1, MPI_INT, left, 0, dup2, MPI_STATUS_IGNORE));
+        CHECK_INT("ring on a Comm_idup communicator", left, w);
+        E(MPI_Comm_free(&dup2));
+    }
 
     /* Dup/free cycles (context ids are recycled). */
     for (i = 0; i < 100; ++i) {

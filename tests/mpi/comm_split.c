@@ -3,7 +3,7 @@
  * gives MPI_COMM_NULL, one colour with equal keys is CONGRUENT to the
  * parent and with reversed keys SIMILAR, splitting a split communicator,
  * communication inside each part isolated from the parent, and rank
- * translation back to MPI_COMM_WORLD. */
+ * translation back to MPI_COMM_WORLD, Comm_split_type(MPI_COMM_TYPE_SHARED). */
 #include "mpitest.h"
 
 /* Expected rank of world rank r in a split where members are the ranks with
@@ -115,6 +115,44 @@ int main(int argc, char **argv)
         E(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
         CHECK_INT("message on WORLD (not the split's)", 2, rb);
         CHECK_INT("message on the split (not WORLD's)", 1, ra);
+    }
+
+    /* 7. Comm_split_type: processes that can share memory (all of them on
+     * one host); members ordered by the key, ties by the old rank. */
+    {
+        MPI_Comm shm, none;
+        MPI_Group gs, gw;
+        int ssize, srank, *in, *out;
+        E(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shm));
+        CHECK(shm != MPI_COMM_NULL, "Comm_split_type(MPI_COMM_TYPE_SHARED), expected a communicator got MPI_COMM_NULL");
+        if (shm != MPI_COMM_NULL) {
+            E(MPI_Comm_size(shm, &ssize));
+            E(MPI_Comm_rank(shm, &srank));
+            CHECK(ssize >= 1 && ssize <= mt_size, "Comm_split_type(SHARED) size, expected 1..%d got %d", mt_size, ssize);
+            E(MPI_Comm_group(shm, &gs));
+            E(MPI_Comm_group(MPI_COMM_WORLD, &gw));
+            in = mt_malloc(ssize * sizeof(int));
+            out = mt_malloc(ssize * sizeof(int));
+            for (i = 0; i < ssize; ++i)
+                in[i] = i;
+            E(MPI_Group_translate_ranks(gs, ssize, in, gw, out));
+            CHECK_INT("Comm_split_type(SHARED): my own world rank at my rank", mt_rank, out[srank]);
+            for (i = 1; i < ssize; ++i)
+                CHECK(out[i] > out[i - 1], "Comm_split_type(SHARED) with equal keys keeps the old order, expected "
+                      "increasing world ranks got %d then %d", out[i - 1], out[i]);
+            {
+                int right = (srank + 1) % ssize, left = (srank + ssize - 1) % ssize, w = -1;
+                E(MPI_Sendrecv(&mt_rank, 1, MPI_INT, right, 4, &w, 1, MPI_INT, left, 4, shm, MPI_STATUS_IGNORE));
+                CHECK_INT("ring in the shared-memory communicator", out[left], w);
+            }
+            free(in);
+            free(out);
+            E(MPI_Group_free(&gs));
+            E(MPI_Group_free(&gw));
+            E(MPI_Comm_free(&shm));
+        }
+        E(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_UNDEFINED, 0, MPI_INFO_NULL, &none));
+        CHECK(none == MPI_COMM_NULL, "Comm_split_type(MPI_UNDEFINED), expected MPI_COMM_NULL got %d", MT_H(none));
     }
 
     E(MPI_Comm_free(&sub));

@@ -7,6 +7,7 @@
  *    signature) and sent and received with the type: exactly the elements
  *    of the type map move, in type-map order, and nothing else is written;
  *  - Get_count / Get_elements of the receive.
+ * Also Type_get_envelope/contents, Type_get_name/set_name.
  * Then a heterogeneous struct (char, double, int[3], short) exchanged as
  * structs and received through MPI_BOTTOM with absolute addresses into a
  * different memory layout.  Pairs; odd size: self. */
@@ -25,6 +26,7 @@ struct tcase {
     int off[MAXE];  /* type map, in ints from the buffer origin */
     MPI_Aint lb, extent, true_lb, true_extent; /* bytes */
     int count;      /* elements sent */
+    int combiner;   /* MPI_COMBINER_... */
 };
 
 static int mem_s[MEM], mem_r[MEM];
@@ -38,6 +40,12 @@ static void run_case(struct tcase *c, int tag)
     char w[200];
 
     E(MPI_Type_commit(&c->type));
+    {
+        int ni = -1, na = -1, nd = -1, comb = -1;
+        E(MPI_Type_get_envelope(c->type, &ni, &na, &nd, &comb));
+        snprintf(w, sizeof w, "%s: Type_get_envelope combiner", c->name);
+        CHECK_INT(w, c->combiner, comb);
+    }
     E(MPI_Type_size(c->type, &size));
     snprintf(w, sizeof w, "%s: Type_size", c->name);
     CHECK_INT(w, c->n * (int)sizeof(int), size);
@@ -243,6 +251,7 @@ int main(int argc, char **argv)
         static const int off[] = {0, 1, 2, 3, 4};
         memset(&c, 0, sizeof c);
         c.name = "contiguous(5,int)";
+        c.combiner = MPI_COMBINER_CONTIGUOUS;
         E(MPI_Type_contiguous(5, MPI_INT, &c.type));
         set_off(&c, 5, off);
         c.lb = 0, c.extent = 20, c.true_lb = 0, c.true_extent = 20, c.count = 3;
@@ -253,6 +262,7 @@ int main(int argc, char **argv)
     {
         static const int off[] = {0, 1, 4, 5, 8, 9};
         c.name = "vector(3,2,4,int)";
+        c.combiner = MPI_COMBINER_VECTOR;
         E(MPI_Type_vector(3, 2, 4, MPI_INT, &c.type));
         set_off(&c, 6, off);
         c.lb = 0, c.extent = 40, c.true_lb = 0, c.true_extent = 40, c.count = 2;
@@ -261,6 +271,7 @@ int main(int argc, char **argv)
         tmp = c.type;
         E(MPI_Type_dup(tmp, &c.type));
         c.name = "dup of vector(3,2,4,int)";
+        c.combiner = MPI_COMBINER_DUP;
         run_case(&c, tag++);
         E(MPI_Type_free(&c.type));
         E(MPI_Type_free(&tmp));
@@ -269,6 +280,7 @@ int main(int argc, char **argv)
     {
         static const int off[] = {0, -2, -4};
         c.name = "vector(3,1,-2,int)";
+        c.combiner = MPI_COMBINER_VECTOR;
         E(MPI_Type_vector(3, 1, -2, MPI_INT, &c.type));
         set_off(&c, 3, off);
         c.lb = -16, c.extent = 20, c.true_lb = -16, c.true_extent = 20, c.count = 2;
@@ -279,6 +291,7 @@ int main(int argc, char **argv)
     {
         static const int off[] = {0, 1, 2, 7, 8, 9};
         c.name = "hvector(2,3,28B,int)";
+        c.combiner = MPI_COMBINER_HVECTOR;
         E(MPI_Type_create_hvector(2, 3, 28, MPI_INT, &c.type));
         set_off(&c, 6, off);
         c.lb = 0, c.extent = 40, c.true_lb = 0, c.true_extent = 40, c.count = 2;
@@ -290,6 +303,7 @@ int main(int argc, char **argv)
         static const int off[] = {5, 6, 0, 9, 10, 11};
         int bl[3] = {2, 1, 3}, d[3] = {5, 0, 9};
         c.name = "indexed({2,1,3},{5,0,9},int)";
+        c.combiner = MPI_COMBINER_INDEXED;
         E(MPI_Type_indexed(3, bl, d, MPI_INT, &c.type));
         set_off(&c, 6, off);
         c.lb = 0, c.extent = 48, c.true_lb = 0, c.true_extent = 48, c.count = 2;
@@ -301,6 +315,7 @@ int main(int argc, char **argv)
         static const int off[] = {3, 7, 8};
         int bl[2] = {1, 2}, d[2] = {3, 7};
         c.name = "indexed({1,2},{3,7},int)";
+        c.combiner = MPI_COMBINER_INDEXED;
         E(MPI_Type_indexed(2, bl, d, MPI_INT, &c.type));
         set_off(&c, 3, off);
         c.lb = 12, c.extent = 24, c.true_lb = 12, c.true_extent = 24, c.count = 3;
@@ -313,6 +328,7 @@ int main(int argc, char **argv)
             set_off(&c, 6, off2);
         }
         c.name = "contiguous(2, indexed({1,2},{3,7},int))";
+        c.combiner = MPI_COMBINER_CONTIGUOUS;
         c.lb = 12, c.extent = 48, c.true_lb = 12, c.true_extent = 48, c.count = 2;
         run_case(&c, tag++);
         E(MPI_Type_free(&c.type));
@@ -324,6 +340,7 @@ int main(int argc, char **argv)
         int bl[2] = {1, 2};
         MPI_Aint d[2] = {8, 40};
         c.name = "hindexed({1,2},{8B,40B},int)";
+        c.combiner = MPI_COMBINER_HINDEXED;
         E(MPI_Type_create_hindexed(2, bl, d, MPI_INT, &c.type));
         set_off(&c, 3, off);
         c.lb = 8, c.extent = 40, c.true_lb = 8, c.true_extent = 40, c.count = 2;
@@ -335,6 +352,7 @@ int main(int argc, char **argv)
         static const int off[] = {4, 5, 0, 1, 8, 9};
         int d[3] = {4, 0, 8};
         c.name = "indexed_block(2,{4,0,8},int)";
+        c.combiner = MPI_COMBINER_INDEXED_BLOCK;
         E(MPI_Type_create_indexed_block(3, 2, d, MPI_INT, &c.type));
         set_off(&c, 6, off);
         c.lb = 0, c.extent = 40, c.true_lb = 0, c.true_extent = 40, c.count = 2;
@@ -346,6 +364,7 @@ int main(int argc, char **argv)
         static const int off[] = {3, 4, 0, 1};
         MPI_Aint d[2] = {12, 0};
         c.name = "hindexed_block(2,{12B,0B},int)";
+        c.combiner = MPI_COMBINER_HINDEXED_BLOCK;
         E(MPI_Type_create_hindexed_block(2, 2, d, MPI_INT, &c.type));
         set_off(&c, 4, off);
         c.lb = 0, c.extent = 20, c.true_lb = 0, c.true_extent = 20, c.count = 2;
@@ -359,6 +378,7 @@ int main(int argc, char **argv)
         MPI_Aint d[2] = {0, 12};
         MPI_Datatype t[2] = {MPI_INT, MPI_INT};
         c.name = "struct({1,2},{0B,12B},{int,int})";
+        c.combiner = MPI_COMBINER_STRUCT;
         E(MPI_Type_create_struct(2, bl, d, t, &c.type));
         set_off(&c, 3, off);
         c.lb = 0, c.extent = 20, c.true_lb = 0, c.true_extent = 20, c.count = 3;
@@ -375,6 +395,7 @@ int main(int argc, char **argv)
         t[0] = MPI_INT;
         t[1] = vec;
         c.name = "struct({1,1},{-8B,0B},{int,vector(2,1,2)})";
+        c.combiner = MPI_COMBINER_STRUCT;
         E(MPI_Type_create_struct(2, bl, d, t, &c.type));
         set_off(&c, 3, off);
         c.lb = -8, c.extent = 20, c.true_lb = -8, c.true_extent = 20, c.count = 2;
@@ -386,6 +407,7 @@ int main(int argc, char **argv)
     {
         static const int off[] = {0};
         c.name = "resized(int,-4B,12B)";
+        c.combiner = MPI_COMBINER_RESIZED;
         E(MPI_Type_create_resized(MPI_INT, -4, 12, &c.type));
         set_off(&c, 1, off);
         c.lb = -4, c.extent = 12, c.true_lb = 0, c.true_extent = 4, c.count = 4;
@@ -397,6 +419,7 @@ int main(int argc, char **argv)
         static const int off[] = {0, 3};
         E(MPI_Type_vector(2, 1, 3, MPI_INT, &vec));
         c.name = "resized(vector(2,1,3,int),0,4B)";
+        c.combiner = MPI_COMBINER_RESIZED;
         E(MPI_Type_create_resized(vec, 0, 4, &c.type));
         set_off(&c, 2, off);
         c.lb = 0, c.extent = 4, c.true_lb = 0, c.true_extent = 16, c.count = 3;
@@ -409,6 +432,7 @@ int main(int argc, char **argv)
         static const int off[] = {6, 7, 8, 11, 12, 13};
         int sizes[2] = {4, 5}, sub[2] = {2, 3}, start[2] = {1, 1};
         c.name = "subarray(4x5, 2x3 at (1,1), C order)";
+        c.combiner = MPI_COMBINER_SUBARRAY;
         E(MPI_Type_create_subarray(2, sizes, sub, start, MPI_ORDER_C, MPI_INT, &c.type));
         set_off(&c, 6, off);
         c.lb = 0, c.extent = 80, c.true_lb = 24, c.true_extent = 32, c.count = 2;
@@ -436,6 +460,35 @@ int main(int argc, char **argv)
         CHECK_INT("vector -> indexed: in[1] untouched", -1, in[1]);
         E(MPI_Type_free(&vec));
         E(MPI_Type_free(&ind));
+    }
+    /* Envelope/contents of a vector and of a named type; type names. */
+    {
+        int ni, na, nd, comb, ints[3] = {0, 0, 0}, len;
+        MPI_Aint addrs[1];
+        MPI_Datatype types[1] = {MPI_DATATYPE_NULL};
+        char name[MPI_MAX_OBJECT_NAME];
+        E(MPI_Type_vector(3, 2, 4, MPI_INT, &vec));
+        E(MPI_Type_get_envelope(vec, &ni, &na, &nd, &comb));
+        CHECK_INT("vector envelope: integers", 3, ni);
+        CHECK_INT("vector envelope: addresses", 0, na);
+        CHECK_INT("vector envelope: datatypes", 1, nd);
+        E(MPI_Type_get_contents(vec, 3, 0, 1, ints, addrs, types));
+        CHECK_INT("vector contents: count", 3, ints[0]);
+        CHECK_INT("vector contents: blocklength", 2, ints[1]);
+        CHECK_INT("vector contents: stride", 4, ints[2]);
+        CHECK(types[0] == MPI_INT, "vector contents: old type, expected MPI_INT got %d", MT_H(types[0]));
+        E(MPI_Type_get_envelope(MPI_INT, &ni, &na, &nd, &comb));
+        CHECK_INT("envelope of MPI_INT: combiner", MPI_COMBINER_NAMED, comb);
+        E(MPI_Type_get_name(MPI_INT, name, &len));
+        CHECK_STR("name of MPI_INT", "MPI_INT", name);
+        E(MPI_Type_get_name(MPI_DOUBLE_INT, name, &len));
+        CHECK_STR("name of MPI_DOUBLE_INT", "MPI_DOUBLE_INT", name);
+        E(MPI_Type_set_name(vec, "my vector"));
+        E(MPI_Type_get_name(vec, name, &len));
+        CHECK_STR("name of a derived type after Type_set_name", "my vector", name);
+        CHECK_INT("name length after Type_set_name", 9, len);
+        E(MPI_Type_free(&vec));
+        CHECK(vec == MPI_DATATYPE_NULL, "Type_free, expected MPI_DATATYPE_NULL got %d", MT_H(vec));
     }
     hetero_test(tag);
     tag += 2;

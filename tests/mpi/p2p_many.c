@@ -4,13 +4,13 @@
  *    with receives posted in reverse tag order;
  *  - expected: the receiver pre-posts 1000 Irecvs (reverse order), then the
  *    sender sends;
- *  - 32 outstanding 256 KiB messages in both directions.
+ *  - 16 outstanding 128 KiB messages in both directions.
  * Completion with Waitall; every message checked. */
 #include "mpitest.h"
 
 #define NMSG 1000
-#define NBIG 32
-#define BIGN (64 * 1024) /* ints */
+#define NBIG 16
+#define BIGN (32 * 1024) /* ints: 128 KiB */
 
 int main(int argc, char **argv)
 {

@@ -4,6 +4,7 @@
 // runs every one of them).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <set>
 #include <string>
@@ -31,10 +32,13 @@ void check_kind() {
     CHECK(names.insert(a.name).second);  // unique
     CHECK(a.run != nullptr);
     CHECK(coll::find_algorithm<K>(a.name) == &a);
-    // The parameter's description (what gridmpi-info shows) lists the name.
-    CHECK(coll::algorithm_parameter_description(K).find(std::string(a.name)) != std::string::npos);
+    // The parameter (what gridmpi-info shows and the loader checks) accepts the name.
+    auto choices = coll::algorithm_parameter_choices(K);
+    CHECK(std::find(choices.begin(), choices.end(), std::string(a.name)) != choices.end());
     some_always_usable = some_always_usable || a.usable == nullptr;
   }
+  // ... and nothing else but "auto".
+  CHECK(coll::algorithm_parameter_choices(K).size() == all.size() + 1);
   // Selection can always fall back to an algorithm correct for any call.
   CHECK(some_always_usable);
   CHECK(coll::find_algorithm<K>("no_such_algorithm") == nullptr);

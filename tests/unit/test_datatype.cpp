@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstring>
 #include <numeric>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -49,7 +50,7 @@ std::vector<std::byte> pack(const void* buf, int count, MPI_Datatype t) {
 template <class T>
 std::vector<T> as(const std::vector<std::byte>& bytes) {
   std::vector<T> v(bytes.size() / sizeof(T));
-  std::memcpy(v.data(), bytes.data(), v.size() * sizeof(T));
+  if (!v.empty()) std::memcpy(v.data(), bytes.data(), v.size() * sizeof(T));
   return v;
 }
 
@@ -90,6 +91,7 @@ TEST_CASE("predefined datatypes have the C sizes and extents", "[datatype]") {
       {MPI_C_BOOL, 1, 1, "MPI_C_BOOL"},
       {MPI_INT64_T, 8, 8, "MPI_INT64_T"},
       {MPI_UINT16_T, 2, 2, "MPI_UINT16_T"},
+      {MPI_C_FLOAT_COMPLEX, 8, 8, "MPI_C_FLOAT_COMPLEX"},
       {MPI_C_DOUBLE_COMPLEX, 16, 16, "MPI_C_DOUBLE_COMPLEX"},
       {MPI_C_LONG_DOUBLE_COMPLEX, 32, 32, "MPI_C_LONG_DOUBLE_COMPLEX"},
       {MPI_AINT, 8, 8, "MPI_AINT"},
@@ -811,4 +813,120 @@ TEST_CASE("external32: big-endian, standard sizes, windows", "[datatype]") {
   CHECK(std::memcmp(window.data(), bytes.data() + 17, 9) == 0);
   CHECK(error_of([&] { core::external32_size(MPI_DATATYPE_NULL, 1); }) == MPI_ERR_TYPE);
   free_type(mixed);
+}
+
+TEST_CASE("sticky markers under replication, negative strides and extents", "[datatype]") {
+  // {(LB,-3), 4 x (BYTE,0), (UB,6)}: size 4, lb -3, extent 9.
+  int blocks[3] = {1, 4, 1};
+  MPI_Aint forward[3] = {-3, 0, 6};
+  MPI_Datatype types[3] = {MPI_LB, MPI_BYTE, MPI_UB};
+  MPI_Datatype base;
+  REQUIRE(MPI_Type_struct(3, blocks, forward, types, &base) == MPI_SUCCESS);
+  struct Case {
+    int count, blocklength, stride;
+    MPI_Aint lb, extent, true_lb, true_extent;
+  };
+  // Markers of every copy count: lb is the lowest LB, ub the highest UB.
+  const Case cases[] = {
+      {3, 4, 1, -3, 54, 0, 49},
+      {3, 4, 5, -3, 126, 0, 121},
+      {3, 4, -5, -93, 126, -90, 121},
+  };
+  for (const Case& c : cases) {
+    MPI_Datatype v;
+    REQUIRE(MPI_Type_vector(c.count, c.blocklength, c.stride, base, &v) == MPI_SUCCESS);
+    Extent e = extent_of(v);
+    INFO("stride " << c.stride);
+    CHECK(e.size == 48);
+    CHECK(e.lb == c.lb);
+    CHECK(e.extent == c.extent);
+    CHECK(e.true_lb == c.true_lb);
+    CHECK(e.true_extent == c.true_extent);
+    free_type(v);
+  }
+  // A negative extent: {(LB,6), 4 x (BYTE,0), (UB,-3)}.
+  MPI_Aint backward[3] = {6, 0, -3};
+  MPI_Datatype negative, three;
+  REQUIRE(MPI_Type_struct(3, blocks, backward, types, &negative) == MPI_SUCCESS);
+  CHECK(extent_of(negative).extent == -9);
+  CHECK(extent_of(negative).lb == 6);
+  REQUIRE(MPI_Type_contiguous(3, negative, &three) == MPI_SUCCESS);
+  Extent e = extent_of(three);
+  CHECK(e.lb == -12);
+  CHECK(e.extent == 9);
+  CHECK(e.true_lb == -18);
+  CHECK(e.true_extent == 22);
+  // Packing follows the type map: copies at 0, -9, -18.
+  three = committed(three);
+  std::vector<unsigned char> bytes(40);
+  for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<unsigned char>(i);
+  std::vector<std::byte> packed = pack(bytes.data() + 20, 1, three);
+  REQUIRE(packed.size() == 12);
+  CHECK(static_cast<int>(packed[0]) == 20);
+  CHECK(static_cast<int>(packed[4]) == 11);
+  CHECK(static_cast<int>(packed[8]) == 2);
+  for (MPI_Datatype t : {base, negative, three}) free_type(t);
+}
+
+TEST_CASE("random nested types pack like their definition", "[datatype]") {
+  std::mt19937 random(12345);
+  auto pick = [&](int low, int high) { return std::uniform_int_distribution<int>(low, high)(random); };
+  for (int round = 0; round < 40; ++round) {
+    // V = vector(c, b, s) of ints; T = indexed(bl[], d[]) of V; 3 elements of T.
+    int c = pick(1, 4), b = pick(1, 3), s = pick(b, 6);
+    int blocks = pick(1, 4);
+    std::vector<int> bl(blocks), d(blocks);
+    for (int i = 0; i < blocks; ++i) {
+      bl[i] = pick(0, 3);
+      d[i] = pick(0, 8);
+    }
+    MPI_Datatype v, t;
+    REQUIRE(MPI_Type_vector(c, b, s, MPI_INT, &v) == MPI_SUCCESS);
+    REQUIRE(MPI_Type_indexed(blocks, bl.data(), d.data(), v, &t) == MPI_SUCCESS);
+    t = committed(t);
+    // The definition: int indices of the type map, in order.
+    int v_extent = (c - 1) * s + b;
+    std::vector<int> one;
+    int low = 1 << 30, high = -(1 << 30);
+    for (int i = 0; i < blocks; ++i) {
+      if (bl[i] == 0) continue;
+      low = std::min(low, d[i] * v_extent);
+      high = std::max(high, (d[i] + bl[i]) * v_extent);
+      for (int m = 0; m < bl[i]; ++m)
+        for (int j = 0; j < c; ++j)
+          for (int k = 0; k < b; ++k) one.push_back((d[i] + m) * v_extent + j * s + k);
+    }
+    int t_extent = one.empty() ? 0 : high - low;
+    REQUIRE(extent_of(t).extent == t_extent * 4);
+    const int count = 3;
+    std::vector<int> expected;
+    for (int e = 0; e < count; ++e)
+      for (int index : one) expected.push_back(e * t_extent + index);
+    int last = expected.empty() ? 0 : *std::max_element(expected.begin(), expected.end());
+    std::vector<int> data = iota_ints(last + 1);
+    const core::Datatype& type = core::datatype(t);
+    REQUIRE(type.size == one.size() * 4);
+    std::vector<std::byte> whole(count * type.size);
+    type.pack(data.data(), count, whole.data());
+    CHECK(as<int>(whole) == expected);
+    // A random window, packed and unpacked on its own.
+    if (!whole.empty()) {
+      std::size_t offset = static_cast<std::size_t>(pick(0, static_cast<int>(whole.size()) - 1));
+      std::size_t len = static_cast<std::size_t>(pick(1, static_cast<int>(whole.size() - offset)));
+      std::vector<std::byte> part(len);
+      type.pack_range(data.data(), count, offset, part);
+      CHECK(std::memcmp(part.data(), whole.data() + offset, len) == 0);
+      std::vector<int> target(data.size(), -1);
+      type.unpack_range(part, count, offset, target.data());
+      // Exactly the ints (or int bytes) of the window were written.
+      std::vector<unsigned char> expect_bytes(target.size() * 4, 0xff);
+      for (std::size_t byte = offset; byte < offset + len; ++byte) {
+        int index = expected[byte / 4];
+        expect_bytes[index * 4 + byte % 4] = static_cast<unsigned char>(whole[byte]);
+      }
+      CHECK(std::memcmp(target.data(), expect_bytes.data(), expect_bytes.size()) == 0);
+    }
+    free_type(t);
+    free_type(v);
+  }
 }

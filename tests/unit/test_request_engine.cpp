@@ -79,6 +79,24 @@ TEST_CASE("the switch point follows the transport unless rsize overrides it", "[
   CHECK(c.impl(0).rendezvous_threshold(1) == 100);
 }
 
+TEST_CASE("rsize 0 sends eagerly up to the transport's frame limit, by rendezvous above", "[engine]") {
+  EngineSet s(2, Wire::template_transport, options(0), next_cookie());
+  auto below = pattern(1 << 20, 1), above = pattern((1 << 20) + 1, 2);
+  Request* a = send(s, 0, 1, below, 1);
+  Request* b = send(s, 0, 1, above, 1);
+  s.pump_rounds(200);
+  CHECK(a->complete);        // eager: no receive needed
+  CHECK_FALSE(b->complete);  // too big for one frame: waits for its receive
+  std::vector<std::byte> in1(below.size()), in2(above.size());
+  Request* r1 = recv(s, 1, in1, 0, 1);
+  Request* r2 = recv(s, 1, in2, 0, 1);
+  s.pump_until([&] { return b->complete && r1->complete && r2->complete; });
+  CHECK(in1 == below);
+  CHECK(in2 == above);
+  for (auto* r : {a, b}) finish(s, 0, r);
+  for (auto* r : {r1, r2}) finish(s, 1, r);
+}
+
 TEST_CASE("messages between a pair are not overtaken, whatever their protocol", "[engine]") {
   auto wire = GENERATE(Wire::template_transport, Wire::tcp);
   EngineSet s(2, wire, options(1000), next_cookie());
@@ -287,7 +305,8 @@ TEST_CASE("persistent requests run again at every start", "[engine]") {
   CHECK(ps->persistent);
   CHECK_FALSE(ps->active);
   for (unsigned round = 0; round < 3; ++round) {
-    out = pattern(5000, round);
+    auto fresh = pattern(5000, round);
+    std::copy(fresh.begin(), fresh.end(), out.begin());  // same memory: the request holds its address
     s[1].start(pr);
     s[0].start(ps);
     CHECK_THROWS_AS(s[0].start(ps), MpiError);  // already active

@@ -1,6 +1,8 @@
 // The tcp transport's frame prefix and hello (p2p/tcp/tcp_wire.hpp).
 #include <catch2/catch.hpp>
 
+#include <cstring>
+
 #include "p2p/tcp/tcp_wire.hpp"
 
 using namespace gridmpi::p2p::tcp;

@@ -1,0 +1,23 @@
+// mpirun's and rpim's parameters.  Declared in a library source (part of
+// libmpi) rather than in mpirun.cpp so that gridmpi-info lists them and MPI
+// processes accept them in a site file (see conf/README.md).
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "conf/registry.hpp"
+
+namespace gridmpi::launcher::settings {
+
+extern const conf::Param<std::string> config_file;        // _YAMPI_CONFIG_FILE
+extern const conf::Param<std::int64_t> startup_timeout;   // _YAMPI_MPIRUN_STARTUP_TIMEOUT
+extern const conf::Param<double> terminate_grace;         // _YAMPI_MPIRUN_TERMINATE_SLEEP
+extern const conf::Param<bool> show_rank;                 // _YAMPI_MPIRUN_SHOWRANK
+extern const conf::Param<std::string> remote_shell;       // _YAMPI_RSH
+extern const conf::Param<std::int64_t> max_starting;      // rpim.max_starting_sessions
+extern const conf::Param<std::string> envs_list;          // _YAMPI_MPIRUN_ENVSLIST
+extern const conf::Param<bool> change_dir;                // _YAMPI_MPIRUN_CHDIR
+extern const conf::Param<std::string> control_address;    // mpirun.address
+extern const conf::Param<std::int64_t> control_port;      // _YAMPI_MPIRUN_PORT
+
+}  // namespace gridmpi::launcher::settings
