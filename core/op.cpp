@@ -8,6 +8,7 @@
 #include <complex>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <type_traits>
 
 #include "core/datatype.hpp"
@@ -349,6 +350,14 @@ void staged(const Datatype& t, const void* in, void* inout, int count, std::size
   }
 }
 
+// Guards creation and reference counts: a progress thread may end a
+// nonblocking collective (and release its op) while the application
+// creates another.
+std::mutex& op_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
 }  // namespace
 
 HandleTable<Op>& op_table() {
@@ -374,6 +383,7 @@ MPI_Op op_create(MPI_User_function* function, bool commutative) {
   o->user_function = function;
   o->commutative = commutative;
   o->predefined = false;
+  std::lock_guard lock(op_mutex());
   Op* raw = o.get();
   raw->handle = op_table().add(std::move(o));
   return raw->handle;
@@ -382,7 +392,20 @@ MPI_Op op_create(MPI_User_function* function, bool commutative) {
 void op_free(MPI_Op handle) {
   Op& o = op(handle);
   if (o.predefined) throw MpiError(MPI_ERR_OP, "cannot free the predefined op " + op_name(handle));
-  op_table().release(handle);
+  release_op(handle);
+}
+
+void retain_op(MPI_Op handle) {
+  std::lock_guard lock(op_mutex());
+  Op& o = op(handle);
+  if (!o.predefined) ++o.refcount;
+}
+
+void release_op(MPI_Op handle) {
+  std::lock_guard lock(op_mutex());
+  Op& o = op(handle);
+  if (o.predefined) return;
+  if (--o.refcount == 0) op_table().release(handle);
 }
 
 void check_op(MPI_Op handle, MPI_Datatype type) {

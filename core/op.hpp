@@ -15,6 +15,9 @@ struct Op {
   bool commutative = true;
   MPI_User_function* user_function = nullptr;  // null for predefined ops
   bool predefined = false;
+  // The user's reference plus one per pending operation (retain_op): a user
+  // op freed while a nonblocking collective uses it lives until that ends.
+  int refcount = 1;
 
   // inout[i] = in[i] op inout[i] for count elements of datatype (the MPI
   // order: `in` is the left operand).  Throws MpiError(MPI_ERR_OP) when the op
@@ -30,6 +33,10 @@ Op& op(MPI_Op handle);  // throws MpiError(MPI_ERR_OP)
 // MPI_Op_create / MPI_Op_free (freeing a predefined op throws MPI_ERR_OP).
 MPI_Op op_create(MPI_User_function* function, bool commutative);
 void op_free(MPI_Op handle);
+// Reference counting of user ops held by pending (nonblocking) operations;
+// no-ops on predefined ops.
+void retain_op(MPI_Op handle);
+void release_op(MPI_Op handle);
 // Throws MpiError(MPI_ERR_OP) unless `op` is defined on `datatype`: lets a
 // collective reject a bad (op, type) pair on every rank before it sends
 // anything.  User ops, MPI_REPLACE and MPI_NO_OP accept every type.

@@ -28,9 +28,9 @@ const conf::Param<bool> proto_info_param{
     conf::Level::user, {"GRIDMPI_PROTO_INFO"}};
 
 const conf::Param<std::int64_t> spin_param{
-    "progress.spin", 1000, "polls",
-    "progress rounds without news before a waiting process sleeps in the transports' "
-    "event wait (a bounded spin; 8 ranks on 2 cores must stay usable)",
+    "progress.spin", 50, "microseconds",
+    "how long a waiting process keeps polling without news before it sleeps in the transports' "
+    "event wait (a bounded spin: 8 ranks on 2 cores must stay usable); 0 = sleep at once",
     conf::Level::tuner};
 
 // While sleeping, wake up this often anyway: a generalized request may be
@@ -95,6 +95,7 @@ EngineImpl::EngineImpl(int world_rank, int world_size, std::uint64_t job_cookie,
   rsize_ = options.rsize ? *options.rsize : read_param(rsize_param);
   spin_ = options.spin ? *options.spin : read_param(spin_param);
   proto_info_ = read_param(proto_info_param);
+  if (spin_ < 0) throw MpiError(MPI_ERR_OTHER, fmt::format("progress.spin is {}; use 0 or more microseconds", spin_));
   if (rsize_ < -1) throw MpiError(MPI_ERR_OTHER, fmt::format("request.rsize (_YAMPI_RSIZE) is {}; use -1, 0 or a byte count", rsize_));
   p2p::TransportContext context{world_rank, world_size, job_cookie, &io_, this};
   transports_ = make(context);
@@ -849,15 +850,20 @@ void EngineImpl::wait_until(const std::function<bool()>& done) {
   if (done()) return;
   if (in_progress_)
     throw MpiError(MPI_ERR_INTERN, "a blocking wait inside a progress callback would never finish");
-  std::int64_t idle_rounds = 0;
+  using clock = std::chrono::steady_clock;
+  const auto spin = std::chrono::microseconds(spin_);
+  auto idle_since = clock::now();
+  bool sleeping = false;
   for (;;) {
     bool worked = progress();
     if (done()) return;
     if (worked) {
-      idle_rounds = 0;
+      idle_since = clock::now();
+      sleeping = false;
       continue;
     }
-    if (++idle_rounds < spin_) continue;
+    if (!sleeping && clock::now() - idle_since < spin) continue;
+    sleeping = true;
     // Nothing for a while: sleep until a transport has news (bounded, so
     // that completions no transport announces are still seen).
     {

@@ -35,7 +35,7 @@ using TransportMaker =
 // Overrides of the configuration, for tests (unset: read the Param).
 struct EngineOptions {
   std::optional<std::int64_t> rsize;
-  std::optional<std::int64_t> spin;
+  std::optional<std::int64_t> spin;  // microseconds
 };
 
 // The process-wide table behind MPI_Request handles.
@@ -154,7 +154,7 @@ class EngineImpl final : public Engine, public p2p::FrameSink {
   int in_progress_ = 0;
   bool shut_down_ = false;
   std::int64_t rsize_ = -1;
-  std::int64_t spin_ = 0;
+  std::int64_t spin_ = 0;  // microseconds
   bool proto_info_ = false;
 };
 

@@ -25,16 +25,22 @@
 
 namespace {
 
+// Written to a temporary name and renamed, so a reader never sees half a file.
+void write_pid(const std::string& path, pid_t pid) {
+  std::ofstream(path + ".tmp") << pid << "\n";
+  std::rename((path + ".tmp").c_str(), path.c_str());
+}
+
 void record_pids(int rank) {
   const char* dir = std::getenv("GRIDMPI_TEST_PIDDIR");
   if (!dir) return;
-  std::ofstream(std::string(dir) + "/rank." + std::to_string(rank)) << getpid() << "\n";
+  write_pid(std::string(dir) + "/rank." + std::to_string(rank), getpid());
   pid_t child = fork();
   if (child == 0) {
     execlp("sleep", "sleep", "1000", static_cast<char*>(nullptr));
     _exit(127);
   }
-  std::ofstream(std::string(dir) + "/child." + std::to_string(rank)) << child << "\n";
+  write_pid(std::string(dir) + "/child." + std::to_string(rank), child);
 }
 
 [[noreturn]] void wait_forever(gridmpi::launcher::ControlClient& client) {

@@ -70,6 +70,8 @@ class Env:
     def job_pids(self):
         pids = []
         for name in os.listdir(self.piddir):
+            if name.endswith(".tmp"):
+                continue  # being written (the programs write, then rename)
             with open(os.path.join(self.piddir, name)) as f:
                 pids.append((name, int(f.read().strip())))
         return pids
@@ -168,8 +170,6 @@ def showrank(env):
     check(sorted(p.stdout.splitlines()) == ["[0] hi", "[1] hi"], p.stdout)
     check(sorted(p.stderr.splitlines()) == ["[0] err", "[1] err"], p.stderr)
     p = env.run(["-np", "1", "sh", "-c", "echo hi"], {"_YAMPI_MPIRUN_SHOWRANK": "1"})
-    if p.stdout.strip() == "hi":
-        raise Skip("_YAMPI_MPIRUN_SHOWRANK not honoured: conf/ registry not in place yet")
     check(p.stdout == "[0] hi\n", p.stdout)
 
 
@@ -232,8 +232,6 @@ def usage_errors(env):
               f"{args}: expected one 'mpirun: cause; fix' line, got {lines!r}")
         check(needle in lines[0], f"{args}: {needle!r} not in {lines[0]!r}")
     p = env.run(["-np", "1", "hostname"], {"_YAMPI_MPIRUN_STARTUP_TIMEOUT": "soon"})
-    if p.returncode == 0:
-        raise Skip("malformed values not detected: conf/ registry not in place yet")
     lines = p.stderr.splitlines()
     check(p.returncode == 2 and len(lines) == 1 and "_YAMPI_MPIRUN_STARTUP_TIMEOUT" in lines[0],
           f"malformed value: exit {p.returncode}, {lines!r}")
@@ -245,8 +243,6 @@ def hostfile_placement(env):
     with open(hostfile, "w") as f:
         f.write("# two slots here\nlocalhost 2\n127.0.0.1\n")
     p = env.run(["-np", "5", "-c", hostfile, "sh", "-c", 'echo "$_YAMPI_MYRANK $_YAMPI_NODENAME"'])
-    if "lists no hosts" in p.stderr:
-        raise Skip("host file parser (conf/) not in place yet")
     check(p.returncode == 0, p.stderr)
     got = sorted(p.stdout.splitlines())
     check(got == ["0 localhost", "1 localhost", "2 127.0.0.1", "3 localhost", "4 localhost"], got)
@@ -343,8 +339,7 @@ def exit_before_init(env):
 @case
 def startup_timeout(env):
     p = env.run(["-np", "2", env.prog, "late", "1"], {"_YAMPI_MPIRUN_STARTUP_TIMEOUT": "2"})
-    if p.elapsed > 20:
-        raise Skip("_YAMPI_MPIRUN_STARTUP_TIMEOUT not honoured: conf/ registry not in place yet")
+    check(p.elapsed < 15, f"the 2 s start-up timeout took {p.elapsed:.1f} s")
     expect_one_failure_line(p, "rank 1 (localhost, pid ")
     check("did not connect to mpirun within 2 s" in p.stderr, p.stderr)
     check(p.returncode == 255, f"exit {p.returncode}")
@@ -450,10 +445,6 @@ def rsh_proxy(env):
     rsh = fake_rsh(env, 'shift; exec sh -c "$1"\n')
     e = dict(REMOTE_ENV, _YAMPI_RSH=rsh)
     p = env.run(["-np", "4", "-c", remote_hostfile(env), env.prog, "ok"], e)
-    if "lists no hosts" in p.stderr:
-        raise Skip("host file parser (conf/) not in place yet")
-    if p.returncode != 0 and "127.0.0.1" not in p.stdout and "did not connect" in p.stderr:
-        raise Skip("GRIDMPI_MPIRUN_ADDRESS not honoured: conf/ registry not in place yet")
     check(p.returncode == 0, f"exit {p.returncode}: {p.stderr}")
     lines = sorted(p.stdout.splitlines())
     check(len(lines) == 4 and all(l.startswith(f"rank {i} of 4 ok ep0,ep1,ep2,ep3,") for i, l in enumerate(lines)),
@@ -474,8 +465,6 @@ def rsh_proxy(env):
 def rsh_unreachable(env):
     rsh = fake_rsh(env, 'echo "ssh: connect to host $1 port 22: No route to host" >&2\nexit 255\n')
     p = env.run(["-np", "2", "-c", remote_hostfile(env), "hostname"], dict(REMOTE_ENV, _YAMPI_RSH=rsh))
-    if "lists no hosts" in p.stderr:
-        raise Skip("host file parser (conf/) not in place yet")
     line = expect_one_failure_line(p, "cannot start rank 0 on host nodeA.invalid")
     check("exited with status 255" in line and "nodeA.invalid true" in line, line)
     check(p.returncode == 255, f"exit {p.returncode}")
@@ -604,13 +593,7 @@ def mpi_programs(env):
     src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "progs", "mpi_fail.c")
     exe = os.path.join(env.tmp, "mpi_fail")
     p = run_tool([os.path.join(env.bin, "mpicc"), "-o", exe, src])
-    if p.returncode != 0:
-        raise Skip(f"mpicc cannot build an MPI program yet: {p.stderr.strip()[:300]}")
-    p = env.run(["-np", "2", exe, "ok"], timeout=60)
-    if p.returncode != 0:
-        raise Skip(f"MPI_Init/MPI_Allreduce not usable yet (exit {p.returncode}): {p.stderr.strip()[:300]}")
-    check_nothing_left(env, 2, children=False)
-    clear_pids(env)
+    check(p.returncode == 0, f"mpicc cannot build {src}: {p.stderr.strip()[:500]}")
     p = env.run(["-np", "4", exe, "ok"], timeout=60)
     check(p.returncode == 0, f"ok: exit {p.returncode}: {p.stderr}")
     check(sorted(p.stdout.splitlines()) == [f"rank {r} of 4 sum 4" for r in range(4)], p.stdout)

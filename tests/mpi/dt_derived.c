@@ -10,7 +10,8 @@
  * Also Type_get_envelope/contents, Type_get_name/set_name.
  * Then a heterogeneous struct (char, double, int[3], short) exchanged as
  * structs and received through MPI_BOTTOM with absolute addresses into a
- * different memory layout.  Pairs; odd size: self. */
+ * different memory layout, and an 800 KB vector both ways.  Pairs; odd
+ * size: self. */
 #include "mpitest.h"
 
 #define MEM 1024
@@ -492,5 +493,41 @@ int main(int argc, char **argv)
     }
     hetero_test(tag);
     tag += 2;
+
+    /* Large non-contiguous messages (past any eager limit): every other
+     * double of 2 x 100000, received contiguous, and back into a vector. */
+    {
+        int nd = 100000, i;
+        double *s = mt_malloc(2 * nd * sizeof(double)), *r = mt_malloc(2 * nd * sizeof(double));
+        MPI_Status st;
+        int count;
+        E(MPI_Type_vector(nd, 1, 2, MPI_DOUBLE, &vec));
+        E(MPI_Type_commit(&vec));
+        for (i = 0; i < 2 * nd; ++i)
+            s[i] = (i % 2) ? -1.0 : mt_rank * 1e6 + i;
+        E(MPI_Sendrecv(s, 1, vec, partner, tag, r, nd, MPI_DOUBLE, partner, tag, MPI_COMM_WORLD, &st));
+        E(MPI_Get_count(&st, MPI_DOUBLE, &count));
+        CHECK_INT("large vector received as doubles: Get_count", nd, count);
+        for (i = 0; i < nd; ++i)
+            if (r[i] != partner * 1e6 + 2 * i) {
+                MT_FAIL("large vector received as doubles: element %d, expected %g got %g", i, partner * 1e6 + 2 * i, r[i]);
+                break;
+            }
+        for (i = 0; i < nd; ++i)
+            s[i] = mt_rank + i * 0.5;
+        for (i = 0; i < 2 * nd; ++i)
+            r[i] = -7.0;
+        E(MPI_Sendrecv(s, nd, MPI_DOUBLE, partner, tag + 1, r, 1, vec, partner, tag + 1, MPI_COMM_WORLD, &st));
+        for (i = 0; i < 2 * nd - 1; ++i) {
+            double want = (i % 2) ? -7.0 : partner + (i / 2) * 0.5;
+            if (r[i] != want) {
+                MT_FAIL("doubles received as a large vector: element %d, expected %g got %g", i, want, r[i]);
+                break;
+            }
+        }
+        E(MPI_Type_free(&vec));
+        free(s);
+        free(r);
+    }
     return mt_finish();
 }

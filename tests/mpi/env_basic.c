@@ -1,8 +1,20 @@
 /* Environment inquiry: Initialized/Finalized around Init and Finalize,
  * Get_version, Get_library_version, Get_processor_name, Wtime/Wtick,
  * Alloc_mem/Free_mem, the predefined attributes of MPI_COMM_WORLD,
- * Query_thread/Is_thread_main, Comm_size/Comm_rank. */
+ * Query_thread/Is_thread_main, Comm_size/Comm_rank, MPI_COMM_SELF attribute
+ * deleted by MPI_Finalize. */
 #include "mpitest.h"
+
+static int self_deleted = 0;
+
+static int self_delete(MPI_Comm comm, int keyval, void *val, void *extra)
+{
+    (void)comm;
+    (void)keyval;
+    (void)extra;
+    *(int *)val += 1;
+    return MPI_SUCCESS;
+}
 
 int main(int argc, char **argv)
 {
@@ -156,11 +168,20 @@ int main(int argc, char **argv)
         E(MPI_Send(&mt_rank, 1, MPI_INT, 0, 1, MPI_COMM_WORLD));
     }
 
+    /* An attribute on MPI_COMM_SELF is deleted (callback called) at the
+     * start of MPI_Finalize (MPI-3.1 section 8.7.1). */
+    {
+        int key = MPI_KEYVAL_INVALID;
+        E(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, self_delete, &key, NULL));
+        E(MPI_Comm_set_attr(MPI_COMM_SELF, key, &self_deleted));
+    }
+
     if (mt_errors) {
         mt_finish();
         return 1;
     }
     E(MPI_Finalize());
+    CHECK_INT("delete callback of an MPI_COMM_SELF attribute called by MPI_Finalize", 1, self_deleted);
     flag = -1;
     E(MPI_Finalized(&flag));
     CHECK_INT("MPI_Finalized after MPI_Finalize", 1, flag);

@@ -86,6 +86,24 @@ int main(int argc, char **argv)
         rc = MPI_Isend(buf, 1, MPI_INT, mt_size, 0, MPI_COMM_WORLD, &r);
         expect_class("MPI_Isend to rank == size", rc, MPI_ERR_RANK);
     }
+    /* Bsend with no buffer attached, and with one that is too small.
+     * (Open MPI 4.1.4 sends such messages anyway, as standard sends, and
+     * returns MPI_SUCCESS: skipped there.) */
+    if (!MT_IS_OPENMPI) {
+        char small[MPI_BSEND_OVERHEAD + 8];
+        void *p;
+        int sz;
+        rc = MPI_Bsend(buf, 4, MPI_INT, mt_rank, 77, MPI_COMM_WORLD);
+        expect_class("MPI_Bsend with no buffer attached", rc, MPI_ERR_BUFFER);
+        E(MPI_Buffer_attach(small, sizeof small));
+        {
+            int big[1000];
+            memset(big, 0, sizeof big);
+            rc = MPI_Bsend(big, 1000, MPI_INT, mt_rank, 78, MPI_COMM_WORLD);
+            expect_class("MPI_Bsend of 4000 bytes into a 104-byte buffer", rc, MPI_ERR_BUFFER);
+        }
+        E(MPI_Buffer_detach(&p, &sz));
+    }
     /* Invalid communicator: raised on MPI_COMM_WORLD's handler (MPI-3.1
      * section 8.3), which is MPI_ERRORS_RETURN now. */
     rc = MPI_Send(buf, 1, MPI_INT, 0, 0, MPI_COMM_NULL);

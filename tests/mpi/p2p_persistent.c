@@ -48,6 +48,33 @@ int main(int argc, char **argv)
     CHECK_INT("MPI_Test on an inactive persistent request: flag", 1, flag);
     CHECK(sreq[0] != MPI_REQUEST_NULL, "MPI_Test on an inactive persistent request freed it, expected a handle got MPI_REQUEST_NULL");
 
+    /* Multi-request calls on inactive persistent requests behave as on
+     * null requests. */
+    {
+        int index = -5, outcount = -5, idx[4];
+        E(MPI_Waitany(4, rreq, &index, &st));
+        CHECK_INT("MPI_Waitany on inactive persistent requests: index", MPI_UNDEFINED, index);
+        flag = 0;
+        index = -5;
+        E(MPI_Testany(4, rreq, &index, &flag, MPI_STATUS_IGNORE));
+        CHECK_INT("MPI_Testany on inactive persistent requests: flag", 1, flag);
+        CHECK_INT("MPI_Testany on inactive persistent requests: index", MPI_UNDEFINED, index);
+        E(MPI_Waitsome(4, rreq, &outcount, idx, MPI_STATUSES_IGNORE));
+        CHECK_INT("MPI_Waitsome on inactive persistent requests: outcount", MPI_UNDEFINED, outcount);
+        flag = 0;
+        E(MPI_Testall(4, sreq, &flag, MPI_STATUSES_IGNORE));
+        CHECK_INT("MPI_Testall on inactive persistent requests: flag", 1, flag);
+        E(MPI_Waitall(4, sreq, MPI_STATUSES_IGNORE));
+        for (m = 0; m < 4; ++m)
+            CHECK(sreq[m] != MPI_REQUEST_NULL && rreq[m] != MPI_REQUEST_NULL,
+                  "inactive persistent requests after Wait*/Test*, expected handles got %d/%d", MT_H(sreq[m]),
+                  MT_H(rreq[m]));
+        flag = 0;
+        E(MPI_Request_get_status(rreq[1], &flag, &st));
+        CHECK_INT("MPI_Request_get_status on an inactive persistent request: flag", 1, flag);
+        E(MPI_Startall(0, rreq));
+    }
+
     for (it = 0; it < ITER; ++it) {
         for (m = 0; m < 4; ++m) {
             for (i = 0; i < N; ++i)

@@ -110,6 +110,17 @@ int main(int argc, char **argv)
         E(MPI_Wait(&r2, MPI_STATUS_IGNORE));
     }
 
+    /* --- the largest tag, MPI_TAG_UB, is usable ----------------------------- */
+    {
+        int *ub, flag = 0, v = 123 + mt_rank, w = -1;
+        E(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag));
+        if (flag) {
+            E(MPI_Sendrecv(&v, 1, MPI_INT, partner, *ub, &w, 1, MPI_INT, partner, *ub, MPI_COMM_WORLD, &st));
+            CHECK_INT("message with tag MPI_TAG_UB: data", 123 + partner, w);
+            CHECK_INT("message with tag MPI_TAG_UB: status.MPI_TAG", *ub, st.MPI_TAG);
+        }
+    }
+
     /* --- Get_count / Get_elements on derived types ------------------------- */
     {
         MPI_Datatype t3;

@@ -403,7 +403,7 @@ def main():
     p.add_argument("--mpirun", help="launcher (default: <build-dir>/bin/mpirun)")
     p.add_argument("--mpirun-args", default=None, help="extra launcher arguments, one shell-quoted string")
     p.add_argument("--np-flag", default="-np", help="launcher flag for the process count (default -np)")
-    p.add_argument("--cflags", default="-g -O1 -Wall", help="flags for mpicc (default '-g -O1 -Wall')")
+    p.add_argument("--cflags", default="-g -O1 -Wall -pthread", help="flags for mpicc (default '-g -O1 -Wall -pthread')")
     p.add_argument("--work-dir", help="where binaries and logs go (default /tmp/gridmpi-mpitests-<uid>/<hash of mpicc>)")
     p.add_argument("--lists", nargs="*", help="list files (default <source-dir>/*.list)")
     p.add_argument("--source-dir", default=HERE, help="where <program>.c and the lists are (default: this directory)")

@@ -253,3 +253,21 @@ TEST_CASE("user ops get the user's datatype and count", "[op]") {
   CHECK(core::op_name(MPI_MAXLOC) == "MPI_MAXLOC");
   REQUIRE(MPI_Type_free(&pair) == MPI_SUCCESS);
 }
+
+TEST_CASE("a user op freed while in use lives until released", "[op]") {
+  MPI_Op op;
+  REQUIRE(MPI_Op_create(concat_digits, 1, &op) == MPI_SUCCESS);
+  MPI_Op pending = op;
+  core::retain_op(pending);  // as a nonblocking collective does
+  REQUIRE(MPI_Op_free(&op) == MPI_SUCCESS);
+  int in[1] = {4}, inout[1] = {2};
+  core::op(pending).apply(in, inout, 1, MPI_INT);
+  CHECK(inout[0] == 42);
+  core::release_op(pending);
+  CHECK(error_of([&] { core::op(pending); }) == MPI_ERR_OP);
+  // Predefined ops ignore reference counts.
+  core::retain_op(MPI_SUM);
+  core::release_op(MPI_SUM);
+  core::release_op(MPI_SUM);
+  CHECK(core::op(MPI_SUM).predefined);
+}

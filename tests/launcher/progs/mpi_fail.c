@@ -12,27 +12,30 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Written to a temporary name and renamed, so a reader never sees half a file. */
+static void write_pid(const char* dir, const char* what, int rank, pid_t pid) {
+  char path[4096], tmp[4200];
+  FILE* f;
+  snprintf(path, sizeof path, "%s/%s.%d", dir, what, rank);
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  if ((f = fopen(tmp, "w"))) {
+    fprintf(f, "%d\n", (int)pid);
+    fclose(f);
+    rename(tmp, path);
+  }
+}
+
 static void record(int rank) {
   const char* dir = getenv("GRIDMPI_TEST_PIDDIR");
-  char path[4096];
-  FILE* f;
   pid_t child;
   if (!dir) return;
-  snprintf(path, sizeof path, "%s/rank.%d", dir, rank);
-  if ((f = fopen(path, "w"))) {
-    fprintf(f, "%d\n", (int)getpid());
-    fclose(f);
-  }
+  write_pid(dir, "rank", rank, getpid());
   child = fork();
   if (child == 0) {
     execlp("sleep", "sleep", "1000", (char*)NULL);
     _exit(127);
   }
-  snprintf(path, sizeof path, "%s/child.%d", dir, rank);
-  if ((f = fopen(path, "w"))) {
-    fprintf(f, "%d\n", (int)child);
-    fclose(f);
-  }
+  write_pid(dir, "child", rank, child);
 }
 
 int main(int argc, char** argv) {
