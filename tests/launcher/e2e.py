@@ -86,11 +86,15 @@ def alive(pid):
         return False
 
 
-def check_nothing_left(env, expected_ranks, children=True):
-    """No rank (and, with children, no process a rank started) is running."""
+def check_nothing_left(env, expected_ranks, children=True, all_started=True):
+    """No rank (and, with children, no process a rank started) is running.
+    all_started=False: ranks may have been stopped before recording their pid."""
     pids = env.job_pids()
     ranks = [p for n, p in pids if n.startswith("rank.")]
-    check(len(ranks) == expected_ranks, f"expected {expected_ranks} rank pid files, found {sorted(pids)}")
+    if all_started:
+        check(len(ranks) == expected_ranks, f"expected {expected_ranks} rank pid files, found {sorted(pids)}")
+    else:
+        check(0 < len(ranks) <= expected_ranks, f"expected up to {expected_ranks} rank pid files, found {sorted(pids)}")
     if not children:
         # A job that ended normally may leave what its ranks started in the
         # background (like any shell); only the ranks must be gone.
@@ -333,7 +337,8 @@ def exit_before_init(env):
     p = env.run(["-np", "3", env.prog, "exit1", "0"])
     expect_one_failure_line(p, "rank 0 exited with status 1 without calling MPI_Finalize")
     check(p.returncode == 255, f"exit {p.returncode}")
-    check_nothing_left(env, 3)
+    # Rank 2 may be stopped before it got as far as recording its pid.
+    check_nothing_left(env, 3, all_started=False)
 
 
 @case
@@ -554,7 +559,7 @@ def install_relocated(env):
     p = subprocess.run(["cmake", "--install", env.build, "--prefix", prefix], capture_output=True, text=True,
                        timeout=120)
     check(p.returncode == 0, p.stdout + p.stderr)
-    for rel in ["bin/mpicc", "bin/mpic++", "bin/mpicxx", "bin/mpirun", "bin/gridmpi-proxy", "include/mpi.h",
+    for rel in ["bin/mpicc", "bin/mpic++", "bin/mpicxx", "bin/mpirun", "bin/mpiexec", "bin/gridmpi-proxy", "include/mpi.h",
                 "lib/libmpi.so", "etc/gridmpi.toml"]:
         check(os.path.exists(os.path.join(prefix, rel)), f"{rel} not installed")
     moved = os.path.join(env.tmp, "moved")
