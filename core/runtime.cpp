@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <numeric>
 #include <stdexcept>
@@ -12,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "conf/log.hpp"
+#include "conf/registry.hpp"
 #include "core/api.hpp"
 #include "core/attr.hpp"
 #include "core/coll/coll.hpp"
@@ -105,11 +107,20 @@ void require_initialized(const char* function) {
 
 bool is_main_thread() noexcept { return std::this_thread::get_id() == main_thread; }
 
+const conf::Param<bool> no_flush_param{
+    "io.noflush", false, "",
+    "keep stdout fully buffered when it is not a terminal (default: line-buffered from MPI_Init)",
+    conf::Level::tuner, {"_YAMPI_NOFLUSH"}};
+
 int initialize(int required_thread_level, int* argc, char*** argv) {
   if (current_state == State::initialized) throw MpiError(MPI_ERR_OTHER, "mpi is already initialized");
   if (current_state == State::finalized)
     throw MpiError(MPI_ERR_OTHER, "mpi cannot be initialized again after MPI_Finalize");
   log();  // sets up the logger (level from GRIDMPI_LOG_LEVEL)
+  // A rank's stdout is a pipe to mpirun, hence fully buffered by default:
+  // what a rank printed before crashing would be lost.  GridMPI line-buffers
+  // in MPI_Init too; _YAMPI_NOFLUSH keeps the C library's choice.
+  if (!no_flush_param.get()) std::setvbuf(stdout, nullptr, _IOLBF, 0);
 
   auto rt = std::make_unique<Runtime>();
   try {

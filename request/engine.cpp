@@ -881,8 +881,23 @@ void EngineImpl::shutdown() {
   if (shut_down_) return;
   shut_down_ = true;
   // Finalize detaches the buffer implicitly and waits for every frame already
-  // handed to us (buffered messages, freed requests) to leave.
-  wait_until([&] { return bsend_.empty() && frames_outstanding_ == 0 && peers_with_pending_.empty(); });
+  // handed to us to leave, and for sends nobody will wait for (buffered
+  // copies, freed requests) to finish: a rendezvous one may still get its
+  // clear-to-send, and its data must go before our goodbye.  A send whose
+  // receive is never posted is the program's error: bounded wait, then a warning.
+  auto background_sends = [&] {
+    return std::any_of(by_id_.begin(), by_id_.end(), [](const auto& entry) {
+      const PointRequest* r = entry.second;
+      return r->role == PointRole::send && (r->freed || r->internal);
+    });
+  };
+  auto flushed = [&] { return frames_outstanding_ == 0 && peers_with_pending_.empty(); };
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  wait_until([&] {
+    return flushed() && ((bsend_.empty() && !background_sends()) || std::chrono::steady_clock::now() > deadline);
+  });
+  if (!bsend_.empty() || background_sends())
+    log().warn("rank {}: MPI_Finalize: buffered or freed sends were never received; dropping them", rank_);
   for (const auto& t : transports_) t->begin_shutdown();
   wait_until([&] {
     return std::all_of(transports_.begin(), transports_.end(), [](const auto& t) { return t->shutdown_complete(); });

@@ -690,14 +690,14 @@ void TcpTransport::begin_shutdown() {
     if (p.outgoing) p.outgoing->send_goodbye();
     if (p.incoming) p.incoming->send_goodbye();
   }
-  for (auto& c : unidentified_) c->close_socket();
-  unidentified_.clear();
+  // Connections whose hello has not been read yet stay: their frames may be
+  // a peer's last messages; they get our goodbye once identified.
 }
 
 bool TcpTransport::shutdown_complete() const {
   if (!shutting_down_) return false;
   if (failure_) return true;
-  bool all = true;
+  bool all = unidentified_.empty();
   for (const auto& p : peers_) {
     for (const auto* c : {p.outgoing.get(), p.incoming.get()}) {
       if (!c) continue;
