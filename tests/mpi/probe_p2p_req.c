@@ -162,6 +162,9 @@ static void test_waitsome(int rank, int size)
 static void test_free_cancel_status(int rank, int size)
 {
     int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    MPI_Request r;
+    int x = -7, y, z, w = 0, canc = 0, flag = 0;
+    MPI_Status st;
     /* Request_free on an active send (small and large), not to self */
     if (size > 1) {
     size_t n = 500000;
@@ -169,13 +172,11 @@ static void test_free_cancel_status(int rank, int size)
     (void)0;
     memset(big, 'x' + (rank % 2), n);
     int v = 4242 + rank;
-    MPI_Request r;
     MPIOK(MPI_Isend(&v, 1, MPI_INT, right, 50, MPI_COMM_WORLD, &r));
     MPIOK(MPI_Request_free(&r));
     CHECK(r == MPI_REQUEST_NULL, "Request_free active send: not NULL");
     MPIOK(MPI_Isend(big, (int)n, MPI_CHAR, right, 51, MPI_COMM_WORLD, &r));
     MPIOK(MPI_Request_free(&r));
-    int w = 0;
     MPI_Recv(&w, 1, MPI_INT, left, 50, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     CHECK(w == 4242 + left, "freed send delivered %d", w);
     MPI_Recv(rbig, (int)n, MPI_CHAR, left, 51, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -187,22 +188,20 @@ static void test_free_cancel_status(int rank, int size)
     }
 
     /* Cancel of a receive that never matches */
-    int x = -7;
     MPIOK(MPI_Irecv(&x, 1, MPI_INT, left, 60, MPI_COMM_WORLD, &r));
     MPIOK(MPI_Cancel(&r));
-    MPI_Status st;
     MPIOK(MPI_Wait(&r, &st));
-    int canc = 0;
     MPIOK(MPI_Test_cancelled(&st, &canc));
     CHECK(canc, "cancelled receive: Test_cancelled false");
     CHECK(r == MPI_REQUEST_NULL, "cancelled request not freed by Wait");
     /* every rank has cancelled before anyone sends tag 60 */
     int tok = 0;
-    MPI_Sendrecv(&tok, 1, MPI_INT, right, 58, &tok, 1, MPI_INT, left, 58, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    int tok2 = -1;
+    MPI_Sendrecv(&tok, 1, MPI_INT, left, 58, &tok2, 1, MPI_INT, right, 58, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     /* the next message with tag 60 must go to a new receive, not the cancelled one */
-    int y = 600 + rank;
+    y = 600 + rank;
     MPI_Send(&y, 1, MPI_INT, right, 60, MPI_COMM_WORLD);
-    int z = -1;
+    z = -1;
     MPI_Recv(&z, 1, MPI_INT, left, 60, MPI_COMM_WORLD, &st);
     CHECK(z == 600 + left, "after cancel got %d", z);
     CHECK(x == -7, "cancelled receive buffer written (%d)", x);
@@ -211,7 +210,7 @@ static void test_free_cancel_status(int rank, int size)
     /* cancel an ANY_SOURCE receive, with Test loop */
     MPIOK(MPI_Irecv(&x, 1, MPI_INT, MPI_ANY_SOURCE, 61, MPI_COMM_WORLD, &r));
     MPIOK(MPI_Cancel(&r));
-    int flag = 0;
+    flag = 0;
     while (!flag) MPI_Test(&r, &flag, &st);
     MPI_Test_cancelled(&st, &canc);
     CHECK(canc, "cancelled ANY_SOURCE receive: Test_cancelled false");
@@ -354,15 +353,15 @@ static void test_bsend_rsend(int rank, int size)
     MPIOK(MPI_Buffer_detach(&dbuf, &dsz));
     free(buf);
     /* Rsend: receive posted first, confirmed by a token */
-    int token = 0, x = -1, big_ok;
+    int token = 0, token2 = 0, x = -1, big_ok;
     MPI_Irecv(&x, 1, MPI_INT, left, 90, MPI_COMM_WORLD, &r);
-    MPI_Sendrecv(&token, 1, MPI_INT, left, 91, &token, 1, MPI_INT, right, 91, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(&token, 1, MPI_INT, left, 91, &token2, 1, MPI_INT, right, 91, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     int v = 900 + rank;
     MPIOK(MPI_Rsend(&v, 1, MPI_INT, right, 90, MPI_COMM_WORLD));
     MPI_Wait(&r, MPI_STATUS_IGNORE);
     CHECK(x == 900 + left, "rsend got %d", x);
     MPI_Irecv(rb, 20000, MPI_INT, left, 92, MPI_COMM_WORLD, &r);
-    MPI_Sendrecv(&token, 1, MPI_INT, left, 93, &token, 1, MPI_INT, right, 93, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(&token, 1, MPI_INT, left, 93, &token2, 1, MPI_INT, right, 93, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     for (int i = 0; i < 20000; i++) data[i] = i - rank;
     MPI_Request r2;
     MPIOK(MPI_Irsend(data, 20000, MPI_INT, right, 92, MPI_COMM_WORLD, &r2));
