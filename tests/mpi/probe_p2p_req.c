@@ -200,9 +200,11 @@ static void test_free_cancel_status(int rank, int size)
     MPI_Sendrecv(&tok, 1, MPI_INT, left, 58, &tok2, 1, MPI_INT, right, 58, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     /* the next message with tag 60 must go to a new receive, not the cancelled one */
     y = 600 + rank;
-    MPI_Send(&y, 1, MPI_INT, right, 60, MPI_COMM_WORLD);
+    MPI_Request sr;
+    MPI_Isend(&y, 1, MPI_INT, right, 60, MPI_COMM_WORLD, &sr);
     z = -1;
     MPI_Recv(&z, 1, MPI_INT, left, 60, MPI_COMM_WORLD, &st);
+    MPI_Wait(&sr, MPI_STATUS_IGNORE);
     CHECK(z == 600 + left, "after cancel got %d", z);
     CHECK(x == -7, "cancelled receive buffer written (%d)", x);
     MPI_Test_cancelled(&st, &canc);
