@@ -218,6 +218,9 @@ class Mpirun {
 
 void Mpirun::read_settings() {
   try {
+    // Every parameter the ranks will read is checked here, once, so that a
+    // malformed value is one mpirun line instead of an MPI_Init failure per rank.
+    for (const conf::ParamBase* param : conf::all_parameters()) param->validate();
     rsh_ = remote_shell.get();
     showrank_ = options_.showrank || show_rank.get();
     chdir_ = change_dir.get();

@@ -137,8 +137,10 @@ class EngineImpl final : public Engine, public p2p::FrameSink {
   int rank_;
   int size_;
   std::uint64_t cookie_;
-  // Declared before the transports: they hold handlers on it.
-  boost::asio::io_context io_;
+  // Declared before the transports: they hold handlers on it.  One thread
+  // runs it at a time (the waiting application thread now, a progress thread
+  // in thread mode), which the hint lets asio exploit.
+  boost::asio::io_context io_{1};
   boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_;
   std::vector<std::unique_ptr<p2p::Transport>> transports_;
   bool can_sleep_ = true;  // every transport wakes io_ (else sleeps are short)

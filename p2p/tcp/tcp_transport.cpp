@@ -493,6 +493,7 @@ TcpTransport::TcpTransport(const TransportContext& context, TcpOptions options)
     : context_(context),
       options_(std::move(options)),
       acceptor_(*context.io),
+      accept_retry_(*context.io),
       peers_(static_cast<std::size_t>(context.world_size)),
       life_(std::make_shared<TcpTransport*>(this)) {
   std::string how;
@@ -505,6 +506,7 @@ TcpTransport::TcpTransport(const TransportContext& context, TcpOptions options)
 TcpTransport::~TcpTransport() {
   *life_ = nullptr;
   error_code ignored;
+  accept_retry_.cancel();
   acceptor_.close(ignored);
   for (auto& p : peers_) {
     if (p.outgoing) p.outgoing->detach();
@@ -550,10 +552,16 @@ void TcpTransport::accept_next() {
       auto c = std::make_shared<Connection>(*self, std::move(socket), Connection::Role::incoming, -1);
       self->unidentified_.push_back(c);
       c->accepted(self->options_.hello_timeout);
-    } else {
-      log().warn("tcp: rank {}: accept failed: {}", self->context_.world_rank, ec.message());
+      self->accept_next();
+      return;
     }
-    self->accept_next();
+    // Out of descriptors or similar: say so, and try again a little later
+    // rather than spinning on the same error.
+    log().warn("tcp: rank {}: accept failed: {}; retrying in 100 ms", self->context_.world_rank, ec.message());
+    self->accept_retry_.expires_after(std::chrono::milliseconds(100));
+    self->accept_retry_.async_wait([life](const error_code& wait_error) {
+      if (TcpTransport* t = *life; t && !wait_error) t->accept_next();
+    });
   });
 }
 

@@ -83,6 +83,7 @@ class TcpTransport final : public Transport {
   TransportContext context_;
   TcpOptions options_;
   boost::asio::ip::tcp::acceptor acceptor_;
+  boost::asio::steady_timer accept_retry_;  // pause after a failed accept (EMFILE...)
   std::string address_;
   std::uint16_t port_ = 0;
   std::vector<PeerState> peers_;

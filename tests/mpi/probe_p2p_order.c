@@ -113,9 +113,11 @@ static void test_wildcard_order(int rank, int size)
     if (rank == 1) {
         int vals[6] = {10, 11, 12, 13, 14, 15};
         int tags[6] = {3, 4, 3, 4, 3, 4};
-        for (int i = 0; i < 6; i++) MPI_Send(&vals[i], 1, MPI_INT, 0, tags[i], MPI_COMM_WORLD);
+        MPI_Request rq[6];
+        for (int i = 0; i < 6; i++) MPI_Isend(&vals[i], 1, MPI_INT, 0, tags[i], MPI_COMM_WORLD, &rq[i]);
         int done = 0;
         MPI_Send(&done, 1, MPI_INT, 0, 1001, MPI_COMM_WORLD);
+        MPI_Waitall(6, rq, MPI_STATUSES_IGNORE);
     } else if (rank == 0) {
         int done, v;
         MPI_Status st;
@@ -224,10 +226,13 @@ static void test_flood(int rank, int size)
     int src = size - 1;
     size_t n = 1u << 20;
     if (rank == src) {
-        for (int i = 0; i < NS; i++) MPI_Send(&i, 1, MPI_INT, 0, 30, MPI_COMM_WORLD);
+        static int vals[NS];
+        static MPI_Request rq[NS];
+        for (int i = 0; i < NS; i++) { vals[i] = i; MPI_Isend(&vals[i], 1, MPI_INT, 0, 30, MPI_COMM_WORLD, &rq[i]); }
         unsigned char *b = malloc(n);
         fill(b, n, 9);
         MPI_Send(b, (int)n, MPI_BYTE, 0, 31, MPI_COMM_WORLD);
+        MPI_Waitall(NS, rq, MPI_STATUSES_IGNORE);
         free(b);
     } else if (rank == 0) {
         unsigned char *b = malloc(n);

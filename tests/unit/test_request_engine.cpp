@@ -3,6 +3,9 @@
 // the pending queue.  Engines are pumped by hand (test_request_support.hpp).
 #include <catch2/catch.hpp>
 
+#include <sys/resource.h>
+
+#include <chrono>
 #include <cstring>
 #include <limits>
 
@@ -402,4 +405,22 @@ TEST_CASE("adopted requests are polled by progress", "[engine]") {
   s[0].wait_until([&] { return adopted->complete; });
   CHECK(polls == 3);
   finish(s, 0, adopted);
+}
+
+TEST_CASE("a waiting engine sleeps after its spin instead of burning the core", "[engine]") {
+  request::EngineOptions o = options();
+  o.spin = 50;  // microseconds
+  EngineSet s(2, Wire::tcp, o, next_cookie());
+  auto cpu_seconds = [] {
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return u.ru_utime.tv_sec + u.ru_stime.tv_sec + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+  };
+  // Nothing will arrive: wait 300 ms of wall time.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
+  double before = cpu_seconds();
+  s[0].wait_until([&] { return std::chrono::steady_clock::now() >= until; });
+  double used = cpu_seconds() - before;
+  INFO("cpu seconds used while waiting 0.3 s: " << used);
+  CHECK(used < 0.1);
 }
