@@ -27,7 +27,7 @@ void copy_out(const std::string& text, char* out, int capacity, int* length) {
 }
 
 std::string library_version() {
-  return fmt::format("gridmpi {} (MPI {}.{}; cluster MPI with TCP transport, IMPI inter-cluster layer)",
+  return fmt::format("gridmpi {} (MPI {}.{}; transports: tcp, self)",
                      GRIDMPI_VERSION, MPI_VERSION, MPI_SUBVERSION);
 }
 

@@ -35,6 +35,7 @@ const conf::Param<double> connect_timeout_param{
     conf::Level::tuner};
 
 constexpr std::size_t read_buffer_size = 64 * 1024;
+constexpr std::size_t max_kept_payload_buffer = std::size_t{4} << 20;  // the fragment size
 constexpr std::size_t max_inline_header = 64;
 // Above this many queued frames (or copied bytes) of one connection, send()
 // says would_block and the request layer keeps the frames.
@@ -388,8 +389,12 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
     payload_target_ = {};
     std::uint64_t token = payload_token_;
     owner_->context_.sink->on_frame_end(peer_, token, payload);
-    payload_owned_.clear();
-    payload_owned_.shrink_to_fit();
+    // Kept for the next fragment (one fragment's worth); only an outsized
+    // eager payload is given back.
+    if (payload_owned_.capacity() > 2 * max_kept_payload_buffer) {
+      payload_owned_.clear();
+      payload_owned_.shrink_to_fit();
+    }
   }
 
   // Handles every complete frame in the buffer; stops at a partial one or
@@ -622,7 +627,7 @@ std::string TcpTransport::describe_peer(int peer) const {
 Capabilities TcpTransport::capabilities() const {
   Capabilities caps;
   caps.eager_limit = eager_limit;
-  caps.max_fragment = std::size_t{4} << 20;
+  caps.max_fragment = max_kept_payload_buffer;
   caps.latency_us = 25;
   caps.bandwidth_bytes_per_s = 1e9;
   caps.can_block = true;
