@@ -610,7 +610,9 @@ void TcpTransport::forget_unidentified(const Connection* c) {
 
 void TcpTransport::fail(const std::string& message) {
   if (failure_) return;
-  log().error("{}", message);
+  // Debug only: the error reaches the user through the MPI error handler,
+  // which prints it; logging it here too would say everything twice.
+  log().debug("{}", message);
   failure_ = std::make_exception_ptr(MpiError(MPI_ERR_OTHER, message));
 }
 
