@@ -278,21 +278,23 @@ void JobControl::process_exited(int rank, int wait_status, Clock::time_point now
 void JobControl::remote_shell_exited(int rank, int wait_status, Clock::time_point now) {
   Rank& r = ranks_.at(rank);
   if (r.gone) return;
-  if (r.agent) {
-    // The agent's exit report travels on its own connection and may arrive
-    // after the shell's end: give it a moment.
-    r.shell_status = wait_status;
+  r.shell_status = wait_status;
+  if (r.agent || !r.agent_seen) {
+    // The agent's hello and exit report travel on its own connection and may
+    // be read after the shell's end is reaped (a rank that runs 'true' ends
+    // at once): give them a moment before calling it a failure.
     r.shell_deadline = now + std::chrono::seconds(2);
     return;
   }
-  r.shell_status = wait_status;
-  if (r.agent_seen) {
-    lost_contact(rank, now);
-    return;
-  }
+  lost_contact(rank, now);
+}
+
+void JobControl::agent_never_started(int rank, Clock::time_point now) {
+  Rank& r = ranks_.at(rank);
   r.gone = true;
   if (!stopping_) {
     const std::string& host = settings_.hosts[rank];
+    int wait_status = r.shell_status.value_or(0);
     std::string status = WIFSIGNALED(wait_status) ? "was killed by " + describe_signal(WTERMSIG(wait_status))
                                                   : "exited with status " + std::to_string(WEXITSTATUS(wait_status));
     fail("mpirun: cannot start rank " + std::to_string(rank) + " on host " + host + ": the remote shell (" +
@@ -420,7 +422,12 @@ std::optional<Clock::time_point> JobControl::next_deadline() const {
 void JobControl::tick(Clock::time_point now) {
   if (finished_) return;
   for (int i = 0; i < size(); ++i)
-    if (!ranks_[i].gone && ranks_[i].shell_status && now >= ranks_[i].shell_deadline) lost_contact(i, now);
+    if (!ranks_[i].gone && ranks_[i].shell_status && now >= ranks_[i].shell_deadline) {
+      if (ranks_[i].agent_seen)
+        lost_contact(i, now);
+      else
+        agent_never_started(i, now);
+    }
   if (finished_) return;
   if (pending_abort_ && now >= pending_abort_->deadline) {
     PendingAbort abort = *pending_abort_;

@@ -153,6 +153,7 @@ class JobControl {
   void send(ConnectionId id, const Message& m);
   void check_finished();
   void lost_contact(int rank, Clock::time_point now);
+  void agent_never_started(int rank, Clock::time_point now);
   std::string where(int rank) const;  // "(host, pid N)"
   bool mpi_job() const;
 

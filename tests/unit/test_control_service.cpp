@@ -383,6 +383,8 @@ TEST_CASE("a remote shell that fails before the agent starts names the host and 
   h.launch_all();
   h.job->remote_shell_exited(1, exited(255), h.now);
   h.collect();
+  CHECK(h.printed.empty());  // the agent's hello may still be on its way
+  h.advance(2s);
   REQUIRE(h.printed.size() == 1);
   CHECK_THAT(h.printed[0], Catch::StartsWith("mpirun: cannot start rank 1 on host node1: the remote shell (ssh) "
                                              "exited with status 255") &&
@@ -404,6 +406,26 @@ TEST_CASE("the agent's report may arrive after its remote shell ended", "[contro
   h.collect();
   CHECK(h.printed.empty());
   h.simple(70, MessageType::proxy_exit, 0);
+  CHECK(h.printed.empty());
+  CHECK(h.finished == std::vector<int>{0});
+}
+
+TEST_CASE("an agent whose hello is read only after its remote shell was reaped is not a failure", "[control]") {
+  // A remote rank running 'true' ends at once: the shell can be reaped before
+  // mpirun reads the agent's connection.
+  Harness h(1, {true});
+  h.launch_all();
+  h.job->remote_shell_exited(0, exited(0), h.now);
+  h.collect();
+  CHECK(h.printed.empty());
+  h.open(70);
+  Message hello;
+  hello.type = MessageType::proxy_hello;
+  hello.cookie = cookie;
+  hello.rank = 0;
+  h.send(70, hello);
+  h.simple(70, MessageType::proxy_exit, 0);
+  h.advance(2s);
   CHECK(h.printed.empty());
   CHECK(h.finished == std::vector<int>{0});
 }
