@@ -15,6 +15,8 @@
 
 namespace gridmpi::core {
 
+struct Topology;  // core/topo.hpp
+
 // An ordered set of processes, named by their MPI_COMM_WORLD rank.
 struct Group {
   MPI_Group handle = MPI_GROUP_NULL;
@@ -46,6 +48,10 @@ struct Comm {
   std::vector<std::pair<std::string, std::string>> info_hints;
   // Per-communicator collective state (selected algorithms, sequence numbers).
   std::shared_ptr<void> coll_state;
+  // Non-blocking collectives started on this communicator (coll::nb::next_tag).
+  std::uint32_t nb_sequence = 0;
+  // Process topology (MPI_Cart_create, ...; core/topo.hpp), shared by dups.
+  std::shared_ptr<const Topology> topology;
 
   std::uint32_t coll_context() const noexcept { return context_id + 1; }
   bool is_inter() const noexcept { return remote_group != nullptr; }

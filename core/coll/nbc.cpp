@@ -1,0 +1,172 @@
+// The coroutine machinery of non-blocking collective schedules (nbc.hpp).
+#include "core/coll/nbc.hpp"
+
+#include <fmt/format.h>
+
+#include <memory>
+#include <utility>
+
+#include "core/error.hpp"
+#include "core/runtime.hpp"
+#include "request/request.hpp"
+
+namespace gridmpi::coll::nb {
+
+namespace {
+
+request::Engine& engine() {
+  core::Runtime& rt = core::runtime();
+  if (!rt.engine) throw MpiError(MPI_ERR_INTERN, "the request engine is not running");
+  return *rt.engine;
+}
+
+bool all_complete(const std::vector<request::Request*>& requests) noexcept {
+  for (request::Request* r : requests)
+    if (r && !r->complete) return false;
+  return true;
+}
+
+// The MPI request of a running schedule.
+struct TaskRequest final : request::Request {
+  Task task;
+};
+
+}  // namespace
+
+Task& Task::operator=(Task&& other) noexcept {
+  if (this != &other) {
+    abandon();
+    if (handle_) handle_.destroy();
+    handle_ = other.handle_;
+    other.handle_ = {};
+  }
+  return *this;
+}
+
+Task::~Task() {
+  abandon();
+  if (handle_) handle_.destroy();
+}
+
+void Task::abandon() noexcept {
+  if (!handle_ || handle_.done()) return;
+  // A schedule destroyed before it finished (its request was never waited
+  // for at Finalize, or an exception unwound past it): give its pending
+  // point-to-point requests back to the engine.
+  auto& p = handle_.promise();
+  if (p.waiting.empty()) return;
+  core::Runtime& rt = core::runtime();
+  if (!rt.engine) return;
+  for (request::Request* r : p.waiting) {
+    if (!r) continue;
+    if (r->complete || rt.engine->cancel(r)) rt.engine->release(r);
+    else r->freed = true;  // still in flight: the engine frees it when it completes
+  }
+  p.waiting.clear();
+}
+
+bool Task::step() {
+  if (!handle_) return true;
+  for (;;) {
+    if (handle_.done()) {
+      auto& p = handle_.promise();
+      if (p.error) std::rethrow_exception(std::exchange(p.error, nullptr));
+      return true;
+    }
+    auto& p = handle_.promise();
+    if (p.child) {
+      if (!p.child->step()) return false;  // rethrows the child's failure into us
+      p.child = nullptr;
+    }
+    if (!p.waiting.empty()) {
+      if (!all_complete(p.waiting)) return false;
+      p.waiting.clear();  // the awaiter releases them as the task resumes
+    }
+    handle_.resume();
+  }
+}
+
+bool WaitAll::await_ready() noexcept { return all_complete(requests); }
+
+void WaitAll::await_suspend(std::coroutine_handle<Task::promise_type> h) noexcept {
+  h.promise().waiting = requests;
+}
+
+void WaitAll::await_resume() {
+  request::Engine& e = engine();
+  int first_error = MPI_SUCCESS;
+  MPI_Status first_status{};
+  for (request::Request* r : requests) {
+    if (!r) continue;
+    if (r->error != MPI_SUCCESS && first_error == MPI_SUCCESS) {
+      first_error = r->error;
+      first_status = r->status;
+    }
+    e.release(r);
+  }
+  requests.clear();
+  if (first_error != MPI_SUCCESS)
+    throw MpiError(first_error,
+                   fmt::format("collective message from rank {} (internal tag {}) failed with error class {}",
+                               first_status.MPI_SOURCE, first_status.MPI_TAG, first_error));
+}
+
+WaitAll wait(std::vector<request::Request*> requests) { return WaitAll{std::move(requests)}; }
+
+namespace {
+
+// Called by the engine's progress loop (and once by start): advances the
+// schedule, turning a failure into the request's error.
+bool poll_task(TaskRequest* r) {
+  try {
+    return r->task.step();
+  } catch (const MpiError& e) {
+    r->error = e.error_class();
+  } catch (...) {
+    r->error = MPI_ERR_INTERN;
+  }
+  r->status.MPI_ERROR = r->error;
+  return true;
+}
+
+}  // namespace
+
+request::Request* start(Task task, core::Comm& comm) {
+  auto owned = std::make_unique<TaskRequest>();
+  TaskRequest* r = owned.get();
+  r->kind = request::RequestKind::collective;
+  r->comm = comm.handle;
+  r->status.MPI_SOURCE = MPI_ANY_SOURCE;
+  r->status.MPI_TAG = MPI_ANY_TAG;
+  r->status.MPI_ERROR = MPI_SUCCESS;
+  r->task = std::move(task);
+  r->complete = poll_task(r);
+  if (!r->complete) r->poll = [r] { return poll_task(r); };
+  return engine().adopt(std::move(owned));
+}
+
+void run(Task task) {
+  request::Engine& e = engine();
+  if (task.step()) return;
+  // Progress until it finishes; step() rethrows its failure.
+  bool finished = false;
+  std::exception_ptr failure;
+  e.wait_until([&] {
+    if (finished) return true;
+    try {
+      finished = task.step();
+    } catch (...) {
+      failure = std::current_exception();
+      finished = true;
+    }
+    return finished;
+  });
+  if (failure) std::rethrow_exception(failure);
+}
+
+int next_tag(core::Comm& comm) {
+  constexpr std::uint32_t span = 1u << 24;
+  return first_tag + static_cast<int>(comm.nb_sequence++ % span);
+}
+
+}  // namespace gridmpi::coll::nb
