@@ -340,6 +340,108 @@ void delete_type_attributes(MPI_Datatype type) {
     throw MpiError(first_error, fmt::format("a datatype attribute delete callback failed with {}", first_error));
 }
 
+// ---- windows (helper "rma") -----------------------------------------------
+// Window keyvals keep their callbacks in comm_copy / comm_delete (same C
+// signature with an MPI_Win); attributes are kept in setting order.
+
+namespace {
+
+std::map<MPI_Win, std::vector<std::pair<int, void*>>>& win_attributes() {
+  static std::map<MPI_Win, std::vector<std::pair<int, void*>>> attrs;
+  return attrs;
+}
+
+int call_win_delete(MPI_Win win, int keyval, void* value) {
+  Keyval& k = stored_keyval(keyval);
+  if (!k.comm_delete) return MPI_SUCCESS;
+  return reinterpret_cast<MPI_Win_delete_attr_function*>(k.comm_delete)(win, keyval, value, k.extra_state);
+}
+
+}  // namespace
+
+int create_win_keyval(MPI_Win_copy_attr_function* copy, MPI_Win_delete_attr_function* del, void* extra_state) {
+  auto k = std::make_unique<Keyval>();
+  k->kind = KeyvalKind::win;
+  k->comm_copy = reinterpret_cast<MPI_Comm_copy_attr_function*>(copy);
+  k->comm_delete = reinterpret_cast<MPI_Comm_delete_attr_function*>(del);
+  k->extra_state = extra_state;
+  Keyval* raw = k.get();
+  raw->handle = keyval_table().add(std::move(k));
+  return raw->handle;
+}
+
+void set_win_attr(MPI_Win win, int keyval, void* value) {
+  Keyval& k = usable_keyval(keyval, KeyvalKind::win);
+  if (k.predefined)
+    throw MpiError(MPI_ERR_KEYVAL, fmt::format("predefined attribute {} cannot be set", keyval));
+  auto& attrs = win_attributes()[win];
+  auto it = std::find_if(attrs.begin(), attrs.end(), [&](auto& a) { return a.first == keyval; });
+  if (it != attrs.end()) {
+    int rc = call_win_delete(win, keyval, it->second);
+    if (rc != MPI_SUCCESS)
+      throw MpiError(rc, fmt::format("delete callback of keyval {} failed with {}", keyval, rc));
+    attrs.erase(it);
+  } else {
+    ++k.refcount;
+  }
+  attrs.emplace_back(keyval, value);
+}
+
+bool get_win_attr(MPI_Win win, int keyval, void** value) {
+  usable_keyval(keyval, KeyvalKind::win);
+  auto found = win_attributes().find(win);
+  if (found == win_attributes().end()) return false;
+  for (auto& [k, v] : found->second) {
+    if (k == keyval) {
+      *value = v;
+      return true;
+    }
+  }
+  return false;
+}
+
+void delete_win_attr(MPI_Win win, int keyval) {
+  Keyval& k = usable_keyval(keyval, KeyvalKind::win);
+  if (k.predefined)
+    throw MpiError(MPI_ERR_KEYVAL, fmt::format("predefined attribute {} cannot be deleted", keyval));
+  auto found = win_attributes().find(win);
+  auto missing = [&] {
+    return MpiError(MPI_ERR_KEYVAL, fmt::format("no attribute for keyval {} on window {}", keyval, win));
+  };
+  if (found == win_attributes().end()) throw missing();
+  auto& attrs = found->second;
+  auto it = std::find_if(attrs.begin(), attrs.end(), [&](auto& a) { return a.first == keyval; });
+  if (it == attrs.end()) throw missing();
+  int rc = call_win_delete(win, keyval, it->second);
+  if (rc != MPI_SUCCESS)
+    throw MpiError(rc, fmt::format("delete callback of keyval {} failed with {}", keyval, rc));
+  attrs.erase(it);
+  if (attrs.empty()) win_attributes().erase(found);
+  drop_keyval_reference(keyval);
+}
+
+void delete_win_attributes(MPI_Win win) {
+  auto found = win_attributes().find(win);
+  if (found == win_attributes().end()) return;
+  auto snapshot = found->second;
+  int first_error = MPI_SUCCESS;
+  for (auto it = snapshot.rbegin(); it != snapshot.rend(); ++it) {
+    int rc = call_win_delete(win, it->first, it->second);
+    if (rc != MPI_SUCCESS) {
+      if (first_error == MPI_SUCCESS) first_error = rc;
+      continue;
+    }
+    std::erase_if(win_attributes()[win], [&](auto& a) { return a.first == it->first; });
+    drop_keyval_reference(it->first);
+  }
+  // The handle will be reused: forget what is left.
+  win_attributes().erase(win);
+  if (first_error != MPI_SUCCESS)
+    throw MpiError(first_error, fmt::format("a window attribute delete callback failed with {}", first_error));
+}
+
+// ---- end of windows ----
+
 }  // namespace gridmpi::core
 
 // ---- predefined callbacks (C linkage, declared in mpi.h) -------------------

@@ -61,4 +61,16 @@ void delete_type_attr(MPI_Datatype type, int keyval);
 void copy_type_attributes(MPI_Datatype from, MPI_Datatype to);
 void delete_type_attributes(MPI_Datatype type);
 
+// ---- window attributes (helper "rma"; stored here keyed by the window
+// handle).  The predefined MPI_WIN_BASE ... MPI_WIN_MODEL are answered by
+// core/src/api_win.cpp before get_win_attr is asked; MPI_Win_free calls
+// delete_win_attributes.
+int create_win_keyval(MPI_Win_copy_attr_function* copy, MPI_Win_delete_attr_function* del,
+                      void* extra_state);
+void set_win_attr(MPI_Win win, int keyval, void* value);
+bool get_win_attr(MPI_Win win, int keyval, void** value);
+void delete_win_attr(MPI_Win win, int keyval);
+void delete_win_attributes(MPI_Win win);
+// ---- end of window attributes ----
+
 }  // namespace gridmpi::core

@@ -1,0 +1,785 @@
+// Windows: creation and destruction, epochs (fence, lock, PSCW) and the
+// origin side of RMA operations.  Owner: core/win*.cpp (helper "rma").
+//
+// Every operation is a message to the target's server (core/win_target.cpp)
+// and is complete when the target's answer has arrived, so completing an
+// epoch is "wait for the answers": fence = answers from everyone + barrier,
+// unlock = answers from that target (the unlock's own answer comes last, the
+// target handles one origin's messages in order).
+#include "core/win.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "core/attr.hpp"
+#include "core/coll/coll.hpp"
+#include "core/api.hpp"
+#include "core/datatype.hpp"
+#include "core/errhandler.hpp"
+#include "core/error.hpp"
+#include "core/group.hpp"
+#include "core/op.hpp"
+#include "core/runtime.hpp"
+#include "core/win_wire.hpp"
+#include "request/request.hpp"
+
+namespace gridmpi::core {
+
+namespace {
+
+request::Engine& engine() { return *runtime().engine; }
+
+struct WindowInfo {
+  std::int64_t bytes;
+  std::int32_t disp_unit;
+  std::int32_t reserved;
+};
+
+// Collective: duplicates comm, learns every member's size and unit, starts
+// the server.
+MPI_Win make_window(Comm& parent, void* base, MPI_Aint bytes, int disp_unit, int flavor,
+                    std::unique_ptr<std::byte[]> memory) {
+  if (parent.is_inter())
+    throw MpiError(MPI_ERR_COMM, "windows need an intracommunicator");
+  auto w = std::make_unique<Window>();
+  w->comm = comm_dup(parent);
+  Comm& c = comm(w->comm);
+  w->rank = c.rank;
+  w->size = c.size;
+  w->base = base;
+  w->bytes = bytes;
+  w->disp_unit = disp_unit;
+  w->flavor = flavor;
+  w->model = MPI_WIN_SEPARATE;
+  w->allocated = std::move(memory);
+  WindowInfo mine{bytes, disp_unit, 0};
+  std::vector<WindowInfo> all(static_cast<std::size_t>(c.size));
+  coll::allgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, c);
+  for (const WindowInfo& info : all) {
+    w->target_bytes.push_back(static_cast<MPI_Aint>(info.bytes));
+    w->target_disp_unit.push_back(info.disp_unit);
+  }
+  Window* raw = w.get();
+  raw->handle = win_table().add(std::move(w));
+  start_server(*raw);
+  return raw->handle;
+}
+
+void check_size_and_unit(MPI_Aint bytes, int disp_unit) {
+  if (bytes < 0) throw MpiError(MPI_ERR_SIZE, fmt::format("window size {} is negative", bytes));
+  if (disp_unit <= 0)
+    throw MpiError(MPI_ERR_DISP, fmt::format("displacement unit {} must be positive", disp_unit));
+}
+
+bool is_dynamic(const Window& w) { return w.flavor == MPI_WIN_FLAVOR_DYNAMIC; }
+
+// ---- completion of origin operations ----
+
+bool try_finish(PendingOp& op) {
+  if (op.finished) return true;
+  if ((op.send && !op.send->complete) || (op.reply && !op.reply->complete)) return false;
+  if (op.send) engine().release(op.send);
+  if (op.reply) engine().release(op.reply);
+  op.send = op.reply = nullptr;
+  op.message.clear();
+  op.finished = true;
+  if (op.on_reply) op.on_reply(op.reply_data);
+  op.on_reply = nullptr;
+  return true;
+}
+
+void reap(Window& w) {
+  std::erase_if(w.pending, [](const std::shared_ptr<PendingOp>& op) { return try_finish(*op); });
+}
+
+// Waits for the answers of every operation to `target` (-1: every target).
+void complete_operations(Window& w, int target) {
+  engine().wait_until([&] {
+    bool done = true;
+    for (auto& op : w.pending)
+      if ((target < 0 || op->target == target) && !try_finish(*op)) done = false;
+    return done;
+  });
+  reap(w);
+}
+
+std::uint32_t next_reply_tag(Window& w) {
+  std::uint32_t tag = rma_tag::first_reply + w.next_reply;
+  w.next_reply = (w.next_reply + 1) % rma_tag::reply_span;
+  return tag;
+}
+
+// Sends one operation message; the answer (reply_bytes long) goes to
+// on_reply.  wants_reply = false only for a lock request to another process.
+std::shared_ptr<PendingOp> send_message(Window& w, int target, RmaHeader header,
+                                        const std::vector<RmaBlock>& blocks,
+                                        std::vector<std::byte> data, bool wants_reply,
+                                        std::size_t reply_bytes,
+                                        std::function<void(const std::vector<std::byte>&)> on_reply) {
+  Comm& c = comm(w.comm);
+  auto op = std::make_shared<PendingOp>();
+  op->target = target;
+  header.block_count = static_cast<std::uint32_t>(blocks.size());
+  header.data_bytes = data.size();
+  if (wants_reply) {
+    header.reply_tag = next_reply_tag(w);
+    op->reply_data.resize(reply_bytes);
+    op->reply = engine().irecv(op->reply_data.data(), static_cast<int>(reply_bytes), MPI_BYTE, target,
+                               static_cast<int>(header.reply_tag), c, c.context_id);
+    op->on_reply = std::move(on_reply);
+  }
+  std::size_t total = sizeof header + blocks.size() * sizeof(RmaBlock) + data.size();
+  if (total > static_cast<std::size_t>(INT32_MAX))
+    throw MpiError(MPI_ERR_COUNT, fmt::format("an RMA operation of {} bytes is larger than 2 GiB", total));
+  op->message.resize(total);
+  std::byte* at = op->message.data();
+  std::memcpy(at, &header, sizeof header);
+  at += sizeof header;
+  if (!blocks.empty()) std::memcpy(at, blocks.data(), blocks.size() * sizeof(RmaBlock));
+  at += blocks.size() * sizeof(RmaBlock);
+  if (!data.empty()) std::memcpy(at, data.data(), data.size());
+  op->send = engine().isend(op->message.data(), static_cast<int>(total), MPI_BYTE, target,
+                            rma_tag::operation, c, c.context_id, request::SendMode::standard);
+  w.pending.push_back(op);
+  return op;
+}
+
+// ---- argument checks ----
+
+void check_rank(const Window& w, int rank, bool allow_proc_null) {
+  if (allow_proc_null && rank == MPI_PROC_NULL) return;
+  if (rank < 0 || rank >= w.size)
+    throw MpiError(MPI_ERR_RANK, fmt::format("target rank {} is not in the window's group of {}", rank, w.size));
+}
+
+bool in_access_group(const Window& w, int target) {
+  return w.access_started &&
+         std::find(w.access_group.begin(), w.access_group.end(), target) != w.access_group.end();
+}
+
+void check_epoch(const Window& w, int target, bool request_based) {
+  bool passive = w.lock_all || w.locks.count(target) != 0;
+  if (request_based) {
+    if (!passive)
+      throw MpiError(MPI_ERR_RMA_SYNC,
+                     fmt::format("request-based RMA needs a passive-target epoch: call MPI_Win_lock "
+                                 "or MPI_Win_lock_all on target {} first",
+                                 target));
+    return;
+  }
+  if (passive || w.fence_epoch || in_access_group(w, target)) return;
+  throw MpiError(MPI_ERR_RMA_SYNC,
+                 fmt::format("no access epoch is open to target {}: call MPI_Win_fence, MPI_Win_lock, "
+                             "MPI_Win_lock_all or MPI_Win_start first",
+                             target));
+}
+
+void check_buffer(int count, MPI_Datatype type, const char* what) {
+  if (count < 0) throw MpiError(MPI_ERR_COUNT, fmt::format("{} count {} is negative", what, count));
+  committed_datatype(type);
+}
+
+void append_block(std::vector<RmaBlock>& blocks, std::int64_t displacement, std::int64_t length,
+                  std::int64_t unit) {
+  if (length == 0) return;
+  if (!blocks.empty()) {
+    RmaBlock& last = blocks.back();
+    if (last.displacement + last.length * unit == displacement) {
+      last.length += length;
+      return;
+    }
+  }
+  blocks.push_back({displacement, length});
+}
+
+// The target layout in bytes (put, get).
+std::vector<RmaBlock> byte_blocks(const Datatype& t, int count) {
+  std::vector<RmaBlock> blocks;
+  if (t.contiguous) {
+    append_block(blocks, t.true_lb, static_cast<std::int64_t>(t.size) * count, 1);
+    return blocks;
+  }
+  t.for_each_block(static_cast<std::size_t>(count), [&](MPI_Aint displacement, MPI_Datatype basic, std::size_t n) {
+    append_block(blocks, displacement, static_cast<std::int64_t>(n * datatype(basic).size), 1);
+  });
+  return blocks;
+}
+
+// The target layout in elements of `element` (accumulate family).  For the
+// MINLOC/MAXLOC pair types the type map holds the two components; a pair
+// starts at each first component.
+std::vector<RmaBlock> element_blocks(const Datatype& t, int count, MPI_Datatype element) {
+  std::vector<RmaBlock> blocks;
+  const Datatype& e = datatype(element);
+  const std::int64_t unit = e.extent();
+  if (t.handle == element) {
+    append_block(blocks, 0, count, unit);
+    return blocks;
+  }
+  auto bad = [&] {
+    return MpiError(MPI_ERR_TYPE, fmt::format("the target datatype is not made of {} elements only",
+                                              e.name.empty() ? std::to_string(element) : e.name));
+  };
+  if (!is_pair_type(element)) {
+    t.for_each_block(static_cast<std::size_t>(count), [&](MPI_Aint displacement, MPI_Datatype basic, std::size_t n) {
+      if (basic != element) throw bad();
+      append_block(blocks, displacement, static_cast<std::int64_t>(n), unit);
+    });
+    return blocks;
+  }
+  MPI_Datatype first = e.blocks.front().basic, second = e.blocks.back().basic;
+  bool expect_first = true;
+  t.for_each_block(static_cast<std::size_t>(count), [&](MPI_Aint displacement, MPI_Datatype basic, std::size_t n) {
+    if (first == second) {  // MPI_2INT and friends: runs of whole pairs
+      if (basic != first || n % 2 != 0) throw bad();
+      append_block(blocks, displacement, static_cast<std::int64_t>(n / 2), unit);
+    } else if (expect_first) {
+      if (basic != first || n != 1) throw bad();
+      append_block(blocks, displacement, 1, unit);
+      expect_first = false;
+    } else {
+      if (basic != second || n != 1) throw bad();
+      expect_first = true;
+    }
+  });
+  return blocks;
+}
+
+std::int64_t total_length(const std::vector<RmaBlock>& blocks) {
+  std::int64_t n = 0;
+  for (const RmaBlock& b : blocks) n += b.length;
+  return n;
+}
+
+// Offset of the target address from the window base, checked against the
+// target's window size (dynamic windows are checked at the target).
+std::int64_t target_offset(const Window& w, int target, MPI_Aint target_disp,
+                           const std::vector<RmaBlock>& blocks, std::int64_t unit) {
+  if (is_dynamic(w)) return target_disp;
+  if (target_disp < 0)
+    throw MpiError(MPI_ERR_DISP, fmt::format("target displacement {} is negative", target_disp));
+  std::int64_t offset = static_cast<std::int64_t>(target_disp) * w.target_disp_unit[static_cast<std::size_t>(target)];
+  for (const RmaBlock& b : blocks) {
+    std::int64_t lo = offset + b.displacement, hi = lo + b.length * unit;
+    if (lo < 0 || hi > w.target_bytes[static_cast<std::size_t>(target)])
+      throw MpiError(MPI_ERR_RMA_RANGE,
+                     fmt::format("bytes [{}, {}) are outside the window of target {} ({} bytes)", lo, hi,
+                                 target, w.target_bytes[static_cast<std::size_t>(target)]));
+  }
+  return offset;
+}
+
+std::vector<std::byte> pack(const void* buf, int count, MPI_Datatype type) {
+  const Datatype& t = datatype(type);
+  std::vector<std::byte> data(t.size * static_cast<std::size_t>(count));
+  if (!data.empty()) t.pack(buf, static_cast<std::size_t>(count), data.data());
+  return data;
+}
+
+// Unpacks an answer into (buf, count, type), keeping the type alive until then.
+std::function<void(const std::vector<std::byte>&)> unpack_into(void* buf, int count, MPI_Datatype type) {
+  retain_datatype(type);
+  return [buf, count, type](const std::vector<std::byte>& bytes) {
+    const Datatype& t = datatype(type);
+    std::size_t n = std::min(bytes.size(), t.size * static_cast<std::size_t>(count));
+    if (n > 0) t.unpack_range(std::span<const std::byte>(bytes.data(), n), static_cast<std::size_t>(count), 0, buf);
+    release_datatype(type);
+  };
+}
+
+// The predefined element type of an accumulate buffer, or MPI_DATATYPE_NULL.
+MPI_Datatype element_of(MPI_Datatype type) {
+  const Datatype& t = datatype(type);
+  return t.reduction_basic;
+}
+
+void check_accumulate_op(MPI_Op op) {
+  const Op& o = core::op(op);
+  if (!o.predefined)
+    throw MpiError(MPI_ERR_OP, fmt::format("{} is a user op: RMA accumulate operations take predefined ops only",
+                                           op_name(op)));
+}
+
+std::shared_ptr<PendingOp> nothing_sent() {
+  auto op = std::make_shared<PendingOp>();
+  op->finished = true;
+  return op;
+}
+
+}  // namespace
+
+HandleTable<Window>& win_table() {
+  static HandleTable<Window> table(MPI_ERR_WIN);
+  return table;
+}
+
+Window& window(MPI_Win handle) {
+  Window* w = win_table().find(handle);
+  if (!w) throw MpiError(MPI_ERR_WIN, fmt::format("invalid window handle {}", handle));
+  return *w;
+}
+
+// ---- lock manager ----
+
+bool LockManager::acquire(int origin, int lock_type) {
+  if (holds(origin)) return true;
+  bool queued = std::any_of(waiting_.begin(), waiting_.end(), [&](const Waiter& x) { return x.origin == origin; });
+  if (!queued) waiting_.push_back({origin, lock_type});
+  grant();
+  return holds(origin);
+}
+
+void LockManager::release(int origin) {
+  if (exclusive_ == origin)
+    exclusive_ = -1;
+  else
+    shared_.erase(origin);
+  grant();
+}
+
+void LockManager::grant() {
+  while (!waiting_.empty() && exclusive_ < 0) {
+    const Waiter& next = waiting_.front();
+    if (next.lock_type == MPI_LOCK_EXCLUSIVE) {
+      if (!shared_.empty()) return;
+      exclusive_ = next.origin;
+    } else {
+      shared_.insert(next.origin);
+    }
+    waiting_.pop_front();
+  }
+}
+
+// ---- creation and destruction ----
+
+MPI_Win win_create(void* base, MPI_Aint bytes, int disp_unit, Comm& comm) {
+  check_size_and_unit(bytes, disp_unit);
+  if (bytes > 0 && base == nullptr)
+    throw MpiError(MPI_ERR_BASE, fmt::format("base is NULL for a window of {} bytes", bytes));
+  return make_window(comm, base, bytes, disp_unit, MPI_WIN_FLAVOR_CREATE, nullptr);
+}
+
+MPI_Win win_allocate(MPI_Aint bytes, int disp_unit, Comm& comm, void* baseptr) {
+  check_size_and_unit(bytes, disp_unit);
+  if (!baseptr) throw MpiError(MPI_ERR_ARG, "baseptr is a null pointer");
+  std::unique_ptr<std::byte[]> memory(new std::byte[bytes > 0 ? static_cast<std::size_t>(bytes) : 1]());
+  void* base = memory.get();
+  MPI_Win handle = make_window(comm, base, bytes, disp_unit, MPI_WIN_FLAVOR_ALLOCATE, std::move(memory));
+  *static_cast<void**>(baseptr) = base;
+  return handle;
+}
+
+MPI_Win win_create_dynamic(Comm& comm) {
+  return make_window(comm, nullptr, 0, 1, MPI_WIN_FLAVOR_DYNAMIC, nullptr);
+}
+
+void win_attach(Window& w, void* base, MPI_Aint bytes) {
+  if (!is_dynamic(w))
+    throw MpiError(MPI_ERR_RMA_FLAVOR, "MPI_Win_attach needs a window made by MPI_Win_create_dynamic");
+  if (bytes < 0) throw MpiError(MPI_ERR_SIZE, fmt::format("size {} is negative", bytes));
+  if (bytes > 0 && !base) throw MpiError(MPI_ERR_BASE, "base is NULL");
+  if (bytes == 0) return;
+  auto at = reinterpret_cast<std::uintptr_t>(base);
+  auto next = w.attached.lower_bound(at);
+  bool overlaps = (next != w.attached.end() && next->first < at + static_cast<std::uintptr_t>(bytes)) ||
+                  (next != w.attached.begin() && std::prev(next)->first + std::prev(next)->second > at);
+  if (overlaps) throw MpiError(MPI_ERR_RMA_ATTACH, "the memory overlaps memory already attached to the window");
+  w.attached.emplace(at, static_cast<std::size_t>(bytes));
+}
+
+void win_detach(Window& w, const void* base) {
+  if (!is_dynamic(w))
+    throw MpiError(MPI_ERR_RMA_FLAVOR, "MPI_Win_detach needs a window made by MPI_Win_create_dynamic");
+  auto it = w.attached.find(reinterpret_cast<std::uintptr_t>(base));
+  if (it == w.attached.end())
+    throw MpiError(MPI_ERR_RMA_ATTACH, "the address was not attached to this window with MPI_Win_attach");
+  w.attached.erase(it);
+}
+
+void win_free(MPI_Win handle) {
+  Window& w = window(handle);
+  if (!w.locks.empty() || w.lock_all || w.access_started || w.exposure_posted)
+    throw MpiError(MPI_ERR_RMA_SYNC, "the window still has an open lock, access or exposure epoch");
+  delete_win_attributes(handle);
+  complete_operations(w, -1);
+  // Once every member is here, no operation targets this window any more.
+  coll::barrier(comm(w.comm));
+  stop_server(w);
+  comm_free(w.comm);
+  release_errhandler(w.errhandler);
+  win_table().release(handle);
+}
+
+MPI_Group win_get_group(const Window& w) {
+  Group g = *comm(w.comm).group;
+  g.handle = MPI_GROUP_NULL;
+  return add_group(std::move(g));
+}
+
+// ---- synchronisation ----
+
+void win_fence(Window& w, int assert_flags) {
+  if (!w.locks.empty() || w.lock_all || w.access_started || w.exposure_posted)
+    throw MpiError(MPI_ERR_RMA_SYNC, "MPI_Win_fence inside a lock or post/start epoch");
+  complete_operations(w, -1);
+  coll::barrier(comm(w.comm));
+  w.fence_epoch = (assert_flags & MPI_MODE_NOSUCCEED) == 0;
+}
+
+void win_lock(Window& w, int lock_type, int rank, int assert_flags) {
+  if (lock_type != MPI_LOCK_EXCLUSIVE && lock_type != MPI_LOCK_SHARED)
+    throw MpiError(MPI_ERR_LOCKTYPE, fmt::format("lock type {} is neither MPI_LOCK_EXCLUSIVE nor MPI_LOCK_SHARED",
+                                                 lock_type));
+  check_rank(w, rank, true);
+  if (rank == MPI_PROC_NULL) return;
+  if (w.locks.count(rank) || w.lock_all)
+    throw MpiError(MPI_ERR_RMA_SYNC, fmt::format("target {} is already locked in this window", rank));
+  if (w.access_started) throw MpiError(MPI_ERR_RMA_SYNC, "MPI_Win_lock inside an MPI_Win_start epoch");
+  w.fence_epoch = false;  // a lock ends an (empty) fence epoch
+  w.locks[rank] = lock_type;
+  if (assert_flags & MPI_MODE_NOCHECK) {
+    w.nocheck_locks.insert(rank);
+    return;
+  }
+  RmaHeader h;
+  h.kind = static_cast<std::uint32_t>(RmaKind::lock);
+  h.element = lock_type;
+  // A lock on our own window must be held on return (local loads and stores
+  // are then protected); others are granted lazily, in order with the ops.
+  bool self = rank == w.rank;
+  send_message(w, rank, h, {}, {}, self, 0, nullptr);
+  if (self) complete_operations(w, rank);
+}
+
+void win_unlock(Window& w, int rank) {
+  check_rank(w, rank, true);
+  if (rank == MPI_PROC_NULL) return;
+  auto it = w.locks.find(rank);
+  if (it == w.locks.end())
+    throw MpiError(MPI_ERR_RMA_SYNC, fmt::format("target {} is not locked in this window", rank));
+  if (!w.nocheck_locks.erase(rank)) {
+    RmaHeader h;
+    h.kind = static_cast<std::uint32_t>(RmaKind::unlock);
+    send_message(w, rank, h, {}, {}, true, 0, nullptr);
+  }
+  complete_operations(w, rank);
+  w.locks.erase(it);
+}
+
+void win_lock_all(Window& w, int assert_flags) {
+  if (w.lock_all || !w.locks.empty())
+    throw MpiError(MPI_ERR_RMA_SYNC, "the window already has a lock epoch open");
+  if (w.access_started) throw MpiError(MPI_ERR_RMA_SYNC, "MPI_Win_lock_all inside an MPI_Win_start epoch");
+  w.fence_epoch = false;
+  w.lock_all = true;
+  w.lock_all_nocheck = (assert_flags & MPI_MODE_NOCHECK) != 0;
+  if (w.lock_all_nocheck) return;
+  for (int target = 0; target < w.size; ++target) {
+    RmaHeader h;
+    h.kind = static_cast<std::uint32_t>(RmaKind::lock);
+    h.element = MPI_LOCK_SHARED;
+    send_message(w, target, h, {}, {}, target == w.rank, 0, nullptr);
+  }
+  complete_operations(w, w.rank);
+}
+
+void win_unlock_all(Window& w) {
+  if (!w.lock_all) throw MpiError(MPI_ERR_RMA_SYNC, "the window is not locked with MPI_Win_lock_all");
+  if (!w.lock_all_nocheck) {
+    for (int target = 0; target < w.size; ++target) {
+      RmaHeader h;
+      h.kind = static_cast<std::uint32_t>(RmaKind::unlock);
+      send_message(w, target, h, {}, {}, true, 0, nullptr);
+    }
+  }
+  complete_operations(w, -1);
+  w.lock_all = false;
+  w.lock_all_nocheck = false;
+}
+
+void win_flush(Window& w, int rank) {
+  check_rank(w, rank, true);
+  if (rank == MPI_PROC_NULL) return;
+  if (!w.lock_all && !w.locks.count(rank))
+    throw MpiError(MPI_ERR_RMA_SYNC, fmt::format("target {} is not locked in this window", rank));
+  complete_operations(w, rank);
+}
+
+void win_flush_all(Window& w) {
+  if (!w.lock_all && w.locks.empty())
+    throw MpiError(MPI_ERR_RMA_SYNC, "no passive-target epoch is open on this window");
+  complete_operations(w, -1);
+}
+
+namespace {
+
+std::vector<int> window_ranks(const Window& w, MPI_Group group_handle) {
+  const Group& g = group(group_handle);
+  const Group& members = *comm(w.comm).group;
+  std::vector<int> ranks;
+  for (int world : g.members) {
+    int r = members.rank_of_world(world);
+    if (r == MPI_UNDEFINED)
+      throw MpiError(MPI_ERR_GROUP, fmt::format("process {} of MPI_COMM_WORLD is not in the window's group", world));
+    ranks.push_back(r);
+  }
+  return ranks;
+}
+
+void release_finished(std::vector<request::Request*>& requests) {
+  std::erase_if(requests, [](request::Request* r) {
+    if (!r->complete) return false;
+    engine().release(r);
+    return true;
+  });
+}
+
+}  // namespace
+
+void win_post(Window& w, MPI_Group group_handle, int assert_flags) {
+  if (w.exposure_posted) throw MpiError(MPI_ERR_RMA_SYNC, "MPI_Win_post: an exposure epoch is already open");
+  std::vector<int> origins = window_ranks(w, group_handle);
+  Comm& c = comm(w.comm);
+  release_finished(w.control_sends);
+  w.fence_epoch = false;
+  for (int origin : origins) {
+    w.complete_notices.push_back(
+        engine().irecv(nullptr, 0, MPI_BYTE, origin, rma_tag::complete, c, c.context_id));
+    if (!(assert_flags & MPI_MODE_NOCHECK))
+      w.control_sends.push_back(engine().isend(nullptr, 0, MPI_BYTE, origin, rma_tag::post, c, c.context_id,
+                                               request::SendMode::standard));
+  }
+  w.exposure_posted = true;
+}
+
+void win_start(Window& w, MPI_Group group_handle, int assert_flags) {
+  if (w.access_started) throw MpiError(MPI_ERR_RMA_SYNC, "MPI_Win_start: an access epoch is already open");
+  if (w.lock_all || !w.locks.empty()) throw MpiError(MPI_ERR_RMA_SYNC, "MPI_Win_start inside a lock epoch");
+  w.access_group = window_ranks(w, group_handle);
+  w.access_nocheck = (assert_flags & MPI_MODE_NOCHECK) != 0;
+  w.fence_epoch = false;
+  if (!w.access_nocheck) {
+    Comm& c = comm(w.comm);
+    std::vector<request::Request*> posts;
+    for (int target : w.access_group)
+      posts.push_back(engine().irecv(nullptr, 0, MPI_BYTE, target, rma_tag::post, c, c.context_id));
+    engine().wait_until([&] { return std::all_of(posts.begin(), posts.end(), [](auto* r) { return r->complete; }); });
+    for (auto* r : posts) engine().release(r);
+  }
+  w.access_started = true;
+}
+
+void win_complete(Window& w) {
+  if (!w.access_started) throw MpiError(MPI_ERR_RMA_SYNC, "MPI_Win_complete without MPI_Win_start");
+  for (int target : w.access_group) complete_operations(w, target);
+  Comm& c = comm(w.comm);
+  release_finished(w.control_sends);
+  for (int target : w.access_group)
+    w.control_sends.push_back(engine().isend(nullptr, 0, MPI_BYTE, target, rma_tag::complete, c, c.context_id,
+                                             request::SendMode::standard));
+  w.access_started = false;
+  w.access_group.clear();
+}
+
+bool win_test(Window& w) {
+  if (!w.exposure_posted) throw MpiError(MPI_ERR_RMA_SYNC, "MPI_Win_test/MPI_Win_wait without MPI_Win_post");
+  engine().progress();
+  bool all = std::all_of(w.complete_notices.begin(), w.complete_notices.end(), [](auto* r) { return r->complete; });
+  if (!all) return false;
+  release_finished(w.complete_notices);
+  w.exposure_posted = false;
+  return true;
+}
+
+void win_wait(Window& w) {
+  if (!w.exposure_posted) throw MpiError(MPI_ERR_RMA_SYNC, "MPI_Win_wait without MPI_Win_post");
+  engine().wait_until([&] {
+    return std::all_of(w.complete_notices.begin(), w.complete_notices.end(), [](auto* r) { return r->complete; });
+  });
+  win_test(w);
+}
+
+// ---- communication ----
+
+std::shared_ptr<PendingOp> rma_put(Window& w, const RmaCall& call) {
+  check_buffer(call.origin_count, call.origin_type, "origin");
+  check_buffer(call.target_count, call.target_type, "target");
+  check_rank(w, call.target, true);
+  if (call.target == MPI_PROC_NULL) return nothing_sent();
+  check_epoch(w, call.target, call.request_based);
+  reap(w);
+  const Datatype& target_type = datatype(call.target_type);
+  std::vector<RmaBlock> blocks = byte_blocks(target_type, call.target_count);
+  std::vector<std::byte> data = pack(call.origin, call.origin_count, call.origin_type);
+  if (static_cast<std::int64_t>(data.size()) > total_length(blocks))
+    throw MpiError(MPI_ERR_TRUNCATE, fmt::format("MPI_Put of {} bytes into a target buffer of {} bytes",
+                                                 data.size(), total_length(blocks)));
+  RmaHeader h;
+  h.kind = static_cast<std::uint32_t>(RmaKind::put);
+  h.target_offset = target_offset(w, call.target, call.target_disp, blocks, 1);
+  return send_message(w, call.target, h, blocks, std::move(data), true, 0, nullptr);
+}
+
+std::shared_ptr<PendingOp> rma_get(Window& w, const RmaCall& call) {
+  check_buffer(call.result_count, call.result_type, "origin");
+  check_buffer(call.target_count, call.target_type, "target");
+  check_rank(w, call.target, true);
+  if (call.target == MPI_PROC_NULL) return nothing_sent();
+  check_epoch(w, call.target, call.request_based);
+  reap(w);
+  std::vector<RmaBlock> blocks = byte_blocks(datatype(call.target_type), call.target_count);
+  std::size_t capacity = datatype(call.result_type).size * static_cast<std::size_t>(call.result_count);
+  std::size_t bytes = static_cast<std::size_t>(total_length(blocks));
+  if (bytes > capacity)
+    throw MpiError(MPI_ERR_TRUNCATE,
+                   fmt::format("MPI_Get of {} bytes into an origin buffer of {} bytes", bytes, capacity));
+  RmaHeader h;
+  h.kind = static_cast<std::uint32_t>(RmaKind::get);
+  h.target_offset = target_offset(w, call.target, call.target_disp, blocks, 1);
+  return send_message(w, call.target, h, blocks, {}, true, bytes,
+                      unpack_into(call.result, call.result_count, call.result_type));
+}
+
+std::shared_ptr<PendingOp> rma_accumulate(Window& w, const RmaCall& call) {
+  check_buffer(call.origin_count, call.origin_type, "origin");
+  check_buffer(call.target_count, call.target_type, "target");
+  check_accumulate_op(call.op);
+  check_rank(w, call.target, true);
+  if (call.target == MPI_PROC_NULL) return nothing_sent();
+  check_epoch(w, call.target, call.request_based);
+  MPI_Datatype element = element_of(call.origin_type);
+  if (element == MPI_DATATYPE_NULL || element_of(call.target_type) != element) {
+    if (call.op == MPI_REPLACE) return rma_put(w, call);  // a put, element by element
+    throw MpiError(MPI_ERR_TYPE, "accumulate: the origin and target datatypes must consist of one and the "
+                                 "same predefined element type");
+  }
+  if (call.op != MPI_NO_OP) check_op(call.op, element);
+  reap(w);
+  std::vector<RmaBlock> blocks = element_blocks(datatype(call.target_type), call.target_count, element);
+  std::vector<std::byte> data = pack(call.origin, call.origin_count, call.origin_type);
+  std::int64_t elements = static_cast<std::int64_t>(data.size() / datatype(element).size);
+  if (elements > total_length(blocks))
+    throw MpiError(MPI_ERR_TRUNCATE, fmt::format("accumulate of {} elements into a target buffer of {}",
+                                                 elements, total_length(blocks)));
+  RmaHeader h;
+  h.kind = static_cast<std::uint32_t>(RmaKind::accumulate);
+  h.op = call.op;
+  h.element = element;
+  h.target_offset = target_offset(w, call.target, call.target_disp, blocks, datatype(element).extent());
+  return send_message(w, call.target, h, blocks, std::move(data), true, 0, nullptr);
+}
+
+std::shared_ptr<PendingOp> rma_get_accumulate(Window& w, const RmaCall& call) {
+  bool no_op = call.op == MPI_NO_OP;
+  if (!no_op) check_buffer(call.origin_count, call.origin_type, "origin");
+  check_buffer(call.result_count, call.result_type, "result");
+  check_buffer(call.target_count, call.target_type, "target");
+  check_accumulate_op(call.op);
+  check_rank(w, call.target, true);
+  if (call.target == MPI_PROC_NULL) return nothing_sent();
+  check_epoch(w, call.target, call.request_based);
+  MPI_Datatype element = element_of(call.target_type);
+  bool same = element != MPI_DATATYPE_NULL && element_of(call.result_type) == element &&
+              (no_op || element_of(call.origin_type) == element);
+  if (!same) {
+    if (no_op) return rma_get(w, call);
+    throw MpiError(MPI_ERR_TYPE, "get_accumulate: the origin, result and target datatypes must consist of one "
+                                 "and the same predefined element type");
+  }
+  if (!no_op) check_op(call.op, element);
+  reap(w);
+  std::vector<RmaBlock> blocks = element_blocks(datatype(call.target_type), call.target_count, element);
+  std::vector<std::byte> data;
+  if (!no_op) data = pack(call.origin, call.origin_count, call.origin_type);
+  const std::size_t element_size = datatype(element).size;
+  std::int64_t target_elements = total_length(blocks);
+  if (static_cast<std::int64_t>(data.size() / element_size) > target_elements)
+    throw MpiError(MPI_ERR_TRUNCATE, "get_accumulate: the origin buffer is larger than the target buffer");
+  std::size_t reply_bytes = static_cast<std::size_t>(target_elements) * element_size;
+  if (reply_bytes > datatype(call.result_type).size * static_cast<std::size_t>(call.result_count))
+    throw MpiError(MPI_ERR_TRUNCATE, "get_accumulate: the result buffer is smaller than the target buffer");
+  RmaHeader h;
+  h.kind = static_cast<std::uint32_t>(RmaKind::get_accumulate);
+  h.op = call.op;
+  h.element = element;
+  h.target_offset = target_offset(w, call.target, call.target_disp, blocks, datatype(element).extent());
+  return send_message(w, call.target, h, blocks, std::move(data), true, reply_bytes,
+                      unpack_into(call.result, call.result_count, call.result_type));
+}
+
+std::shared_ptr<PendingOp> rma_compare_and_swap(Window& w, const RmaCall& call) {
+  const Datatype& t = committed_datatype(call.target_type);
+  if (!t.predefined || is_pair_type(call.target_type))
+    throw MpiError(MPI_ERR_TYPE, "MPI_Compare_and_swap needs a predefined integer, logical or byte datatype");
+  check_rank(w, call.target, true);
+  if (call.target == MPI_PROC_NULL) return nothing_sent();
+  check_epoch(w, call.target, call.request_based);
+  reap(w);
+  std::vector<RmaBlock> blocks{{0, 1}};
+  std::vector<std::byte> data(2 * t.size);
+  std::memcpy(data.data(), call.origin, t.size);
+  std::memcpy(data.data() + t.size, call.compare, t.size);
+  RmaHeader h;
+  h.kind = static_cast<std::uint32_t>(RmaKind::compare_and_swap);
+  h.element = call.target_type;
+  h.target_offset = target_offset(w, call.target, call.target_disp, blocks, static_cast<std::int64_t>(t.size));
+  return send_message(w, call.target, h, blocks, std::move(data), true, t.size,
+                      unpack_into(call.result, 1, call.target_type));
+}
+
+namespace {
+
+struct RmaRequest : request::Request {
+  std::shared_ptr<PendingOp> op;
+};
+
+}  // namespace
+
+MPI_Request rma_request(Window& w, std::shared_ptr<PendingOp> op) {
+  auto owned = std::make_unique<RmaRequest>();
+  RmaRequest* r = owned.get();
+  r->kind = request::RequestKind::collective;
+  r->comm = MPI_COMM_NULL;
+  r->status.MPI_SOURCE = MPI_ANY_SOURCE;
+  r->status.MPI_TAG = MPI_ANY_TAG;
+  r->status.MPI_ERROR = MPI_SUCCESS;
+  r->op = std::move(op);
+  r->complete = try_finish(*r->op);
+  if (!r->complete) r->poll = [r] { return try_finish(*r->op); };
+  (void)w;
+  return engine().adopt(std::move(owned))->handle;
+}
+
+// ---- errors ----
+
+int handle_win_error(MPI_Win win, int error_class, const char* function, const char* message) noexcept {
+  try {
+    Window* w = win_table().find(win);
+    if (!w || state() != State::initialized) return handle_error(MPI_COMM_WORLD, error_class, function, message);
+    MPI_Errhandler handler = w->errhandler;
+    if (handler == MPI_ERRORS_RETURN) return error_class;
+    Errhandler* e = errhandler_table().find(handler);
+    if (handler == MPI_ERRORS_ARE_FATAL || !e || !e->function) {
+      int cls = MPI_ERR_UNKNOWN;
+      try {
+        cls = error_class_of(error_class);
+      } catch (...) {
+      }
+      fatal_exit(cls, fmt::format("{}: {} ({})", function, message, error_class_name(cls)));
+    }
+    // Window handlers have the communicator handlers' C signature with an MPI_Win.
+    auto* fn = reinterpret_cast<MPI_Win_errhandler_function*>(e->function);
+    MPI_Win win_arg = win;
+    int code_arg = error_class;
+    fn(&win_arg, &code_arg);
+  } catch (...) {
+    fatal_exit(error_class, fmt::format("{}: {} ({})", function, message, error_class_name(error_class)));
+  }
+  return error_class;
+}
+
+}  // namespace gridmpi::core

@@ -1,0 +1,181 @@
+// One-sided communication (MPI-3.1 chapter 11): windows, epochs and RMA
+// operations.  Owner: core/win*.cpp (helper "rma").
+//
+// A window owns a private duplicate of its communicator.  Every origin
+// operation is one message on that duplicate's point-to-point context to the
+// target (core/win_wire.hpp): a header, the target's layout as (offset,
+// length) blocks and the packed origin data.  The target serves them from
+// the engine's progress loop (core/win_target.cpp: an adopted request whose
+// poll function receives and applies operations) and answers every one
+// (an ack, or the data of a get / fetch), so the origin completes an
+// operation when its answer arrives.  See core/README.md, "One-sided
+// communication".
+#pragma once
+#include <mpi.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <list>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/handle_table.hpp"
+
+namespace gridmpi::request { struct Request; }
+
+namespace gridmpi::core {
+
+struct Comm;
+
+// An origin operation whose answer has not been consumed yet.
+struct PendingOp {
+  int target = MPI_PROC_NULL;
+  request::Request* send = nullptr;   // the operation message
+  request::Request* reply = nullptr;  // its answer (ack or data)
+  std::vector<std::byte> message;     // kept until the send completes
+  std::vector<std::byte> reply_data;
+  std::function<void(const std::vector<std::byte>&)> on_reply;  // e.g. unpack a get
+  bool finished = false;
+};
+
+// One incoming operation message at the target, in arrival order per origin.
+struct Incoming {
+  request::Request* recv = nullptr;
+  std::vector<std::byte> bytes;
+};
+
+// Lock manager of one window at the target: grants in arrival order; an
+// exclusive lock excludes every other lock.
+class LockManager {
+ public:
+  // Queues the request (once) and grants what can be granted; true when
+  // `origin` holds its lock.
+  bool acquire(int origin, int lock_type);
+  void release(int origin);
+  bool holds(int origin) const noexcept { return exclusive_ == origin || shared_.count(origin) != 0; }
+
+ private:
+  void grant();
+  struct Waiter {
+    int origin;
+    int lock_type;
+  };
+  std::deque<Waiter> waiting_;
+  int exclusive_ = -1;
+  std::set<int> shared_;
+};
+
+struct Window {
+  MPI_Win handle = MPI_WIN_NULL;
+  MPI_Comm comm = MPI_COMM_NULL;  // private duplicate: its own context
+  int rank = 0, size = 0;
+  // Local memory (MPI_WIN_BASE, MPI_WIN_SIZE, MPI_WIN_DISP_UNIT ...).
+  void* base = nullptr;
+  MPI_Aint bytes = 0;
+  int disp_unit = 1;
+  int flavor = 0;  // MPI_WIN_FLAVOR_*
+  int model = 0;   // MPI_WIN_SEPARATE
+  std::unique_ptr<std::byte[]> allocated;  // MPI_Win_allocate's memory
+  // Every member's size and displacement unit, for range checks at the origin.
+  std::vector<MPI_Aint> target_bytes;
+  std::vector<int> target_disp_unit;
+  // Dynamic windows: attached regions (address -> bytes), checked at the target.
+  std::map<std::uintptr_t, std::size_t> attached;
+
+  std::string name;
+  MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
+
+  // ---- origin side ----
+  std::vector<std::shared_ptr<PendingOp>> pending;
+  std::uint32_t next_reply = 0;
+  bool fence_epoch = false;          // after a fence without MPI_MODE_NOSUCCEED
+  std::map<int, int> locks;          // target -> lock type (MPI_Win_lock)
+  std::set<int> nocheck_locks;       // targets locked with MPI_MODE_NOCHECK (no messages)
+  bool lock_all = false;
+  bool lock_all_nocheck = false;
+  bool access_started = false;       // MPI_Win_start .. MPI_Win_complete
+  std::vector<int> access_group;     // window ranks
+  bool access_nocheck = false;
+
+  // ---- target side ----
+  request::Request* server = nullptr;  // adopted; polled by every progress round
+  std::map<int, std::deque<Incoming>> incoming;  // per origin rank
+  struct Reply {
+    request::Request* send = nullptr;
+    std::vector<std::byte> data;
+  };
+  std::list<Reply> replies;
+  LockManager lock_manager;
+  bool exposure_posted = false;      // MPI_Win_post .. MPI_Win_wait/test
+  std::vector<request::Request*> complete_notices;  // one receive per origin of the post group
+  std::vector<request::Request*> control_sends;     // post / complete notices in flight
+};
+
+HandleTable<Window>& win_table();
+Window& window(MPI_Win handle);  // throws MpiError(MPI_ERR_WIN)
+
+// ---- creation and destruction (collective over comm) ----
+MPI_Win win_create(void* base, MPI_Aint bytes, int disp_unit, Comm& comm);
+MPI_Win win_allocate(MPI_Aint bytes, int disp_unit, Comm& comm, void* baseptr);
+MPI_Win win_create_dynamic(Comm& comm);
+void win_attach(Window& w, void* base, MPI_Aint bytes);
+void win_detach(Window& w, const void* base);
+void win_free(MPI_Win handle);
+MPI_Group win_get_group(const Window& w);
+
+// ---- synchronisation ----
+void win_fence(Window& w, int assert_flags);
+void win_lock(Window& w, int lock_type, int rank, int assert_flags);
+void win_unlock(Window& w, int rank);
+void win_lock_all(Window& w, int assert_flags);
+void win_unlock_all(Window& w);
+void win_flush(Window& w, int rank);
+void win_flush_all(Window& w);
+void win_post(Window& w, MPI_Group group, int assert_flags);
+void win_start(Window& w, MPI_Group group, int assert_flags);
+void win_complete(Window& w);
+void win_wait(Window& w);
+bool win_test(Window& w);
+
+// ---- communication ----
+// An operation; returns its pending record (for the R* request forms), or
+// null when nothing was sent (MPI_PROC_NULL target, zero bytes).
+struct RmaCall {
+  const void* origin = nullptr;
+  int origin_count = 0;
+  MPI_Datatype origin_type = MPI_DATATYPE_NULL;
+  void* result = nullptr;  // get, get_accumulate, fetch_and_op, compare_and_swap
+  int result_count = 0;
+  MPI_Datatype result_type = MPI_DATATYPE_NULL;
+  const void* compare = nullptr;  // compare_and_swap
+  int target = MPI_PROC_NULL;
+  MPI_Aint target_disp = 0;
+  int target_count = 0;
+  MPI_Datatype target_type = MPI_DATATYPE_NULL;
+  MPI_Op op = MPI_OP_NULL;
+  bool request_based = false;  // MPI_Rput and friends: passive target only
+};
+std::shared_ptr<PendingOp> rma_put(Window& w, const RmaCall& call);
+std::shared_ptr<PendingOp> rma_get(Window& w, const RmaCall& call);
+std::shared_ptr<PendingOp> rma_accumulate(Window& w, const RmaCall& call);
+std::shared_ptr<PendingOp> rma_get_accumulate(Window& w, const RmaCall& call);
+std::shared_ptr<PendingOp> rma_compare_and_swap(Window& w, const RmaCall& call);
+// The MPI request of an R* operation: complete when the operation is
+// (remotely) complete.
+MPI_Request rma_request(Window& w, std::shared_ptr<PendingOp> op);
+
+// ---- target side (core/win_target.cpp) ----
+void start_server(Window& w);
+void stop_server(Window& w);  // waits for the answers still being sent
+
+// ---- errors ----
+// Runs the window's error handler (MPI_COMM_WORLD's rules when the window is
+// invalid) and returns the code for the caller.
+int handle_win_error(MPI_Win win, int error_class, const char* function, const char* message) noexcept;
+
+}  // namespace gridmpi::core
