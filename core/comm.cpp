@@ -18,6 +18,7 @@
 
 #include "conf/log.hpp"
 #include "core/attr.hpp"
+#include "core/big_lock.hpp"
 #include "core/coll/coll.hpp"
 #include "core/errhandler.hpp"
 #include "core/group.hpp"
@@ -33,10 +34,58 @@ void require_intra(const Comm& c, const char* operation) {
     throw MpiError(MPI_ERR_COMM, fmt::format("{} on an intercommunicator is not supported yet", operation));
 }
 
+// ---- begin MPI_THREAD_MULTIPLE context agreement (owner: threads) ----
+// With MPI_THREAD_MULTIPLE, two threads of a process may create
+// communicators from different parents at once, and the big lock is
+// released while the allreduce waits: both may agree on the same free pair.
+// So each round reserves its candidate tentatively where it is still free
+// and confirms with a second allreduce (MPI_MIN of "it was free here");
+// on failure the tentative reservations are undone and the next round
+// picks a candidate that depends on the parent's context id, so that two
+// parents colliding once do not keep colliding.
+std::uint32_t pick_candidate(const ContextPool::Mask& agreed, std::uint32_t parent_context, int round) {
+  int total = 0;
+  for (std::uint64_t w : agreed) total += std::popcount(w);
+  if (round == 0 || total == 0) return context_pool().take_lowest(agreed, false);
+  std::uint64_t h = (std::uint64_t{parent_context} << 20) ^ static_cast<std::uint64_t>(round);
+  h *= 0x9e3779b97f4a7c15ull;
+  int k = static_cast<int>((h >> 32) % static_cast<std::uint64_t>(total));
+  for (int w = 0; w < ContextPool::words; ++w) {
+    int n = std::popcount(agreed[w]);
+    if (k >= n) {
+      k -= n;
+      continue;
+    }
+    std::uint64_t bits = agreed[w];
+    for (; k > 0; --k) bits &= bits - 1;  // drop the k lowest set bits
+    return static_cast<std::uint32_t>(2 * (w * 64 + std::countr_zero(bits)));
+  }
+  return context_pool().take_lowest(agreed, false);
+}
+
+std::uint32_t agree_on_context_threaded(Comm& parent, bool member) {
+  ContextPool& pool = context_pool();
+  for (int round = 0;; ++round) {
+    // A copy: the pool may change while the allreduce waits.
+    ContextPool::Mask mine = pool.free_mask();
+    ContextPool::Mask agreed{};
+    coll::allreduce(mine.data(), agreed.data(), ContextPool::words, MPI_UINT64_T, MPI_BAND, parent);
+    std::uint32_t candidate = pick_candidate(agreed, parent.context_id, round);
+    int free_here = !member || pool.is_free(candidate) ? 1 : 0;
+    if (member && free_here) pool.reserve(candidate);
+    int free_everywhere = 0;
+    coll::allreduce(&free_here, &free_everywhere, 1, MPI_INT, MPI_MIN, parent);
+    if (free_everywhere) return candidate;
+    if (member && free_here) pool.release(candidate);
+  }
+}
+// ---- end MPI_THREAD_MULTIPLE context agreement ----
+
 // The lowest id pair free in every process of parent; reserved here when member.
 std::uint32_t agree_on_context(Comm& parent, bool member) {
   ContextPool& pool = context_pool();
   if (parent.size == 1) return pool.take_lowest(pool.free_mask(), member);
+  if (big_lock().enabled()) return agree_on_context_threaded(parent, member);
   ContextPool::Mask agreed{};
   // Errors propagate as MpiError: the calling MPI function reports them once.
   coll::allreduce(pool.free_mask().data(), agreed.data(), ContextPool::words, MPI_UINT64_T, MPI_BAND,
@@ -214,6 +263,16 @@ int comm_compare(const Comm& a, const Comm& b) {
   return result;
 }
 
+// MPI-3.1 section 8.3: a new communicator inherits its parent's error
+// handler (for MPI_Intercomm_create, local_comm's).  Owner: p2pdone.
+static MPI_Comm inherit_errhandler(const Comm& parent, MPI_Comm child) {
+  Comm& c = comm(child);
+  retain_errhandler(parent.errhandler);
+  release_errhandler(c.errhandler);
+  c.errhandler = parent.errhandler;
+  return child;
+}
+
 MPI_Comm comm_dup(Comm& parent) {
   MPI_Comm handle;
   if (parent.is_inter()) {
@@ -227,6 +286,7 @@ MPI_Comm comm_dup(Comm& parent) {
   c.errhandler = parent.errhandler;
   retain_errhandler(c.errhandler);
   c.info_hints = parent.info_hints;
+  c.topology = parent.topology;  // MPI-3.1 7.4: duplicates keep the topology
   try {
     copy_comm_attributes(parent, c);
   } catch (...) {
@@ -261,7 +321,7 @@ MPI_Comm comm_split(Comm& parent, int color, int key) {
   members.reserve(ranks.size());
   for (int r : ranks) members.push_back(parent.group->members[r]);
   auto group = std::make_shared<Group>(make_group(std::move(members), my_world_rank()));
-  return make_comm(MPI_COMM_NULL, context_id, std::move(group)).handle;
+  return inherit_errhandler(parent, make_comm(MPI_COMM_NULL, context_id, std::move(group)).handle);
 }
 
 MPI_Comm comm_create(Comm& parent, const Group& g) {
@@ -274,7 +334,7 @@ MPI_Comm comm_create(Comm& parent, const Group& g) {
   std::uint32_t context_id = agree_on_context(parent, member);
   if (!member) return MPI_COMM_NULL;
   auto group = std::make_shared<Group>(make_group(g.members, my_world_rank()));
-  return make_comm(MPI_COMM_NULL, context_id, std::move(group)).handle;
+  return inherit_errhandler(parent, make_comm(MPI_COMM_NULL, context_id, std::move(group)).handle);
 }
 
 MPI_Comm comm_create_group(Comm& parent, const Group& g, int tag) {
@@ -316,7 +376,7 @@ MPI_Comm comm_create_group(Comm& parent, const Group& g, int tag) {
       coll::send(mask.data(), ContextPool::words, MPI_UINT64_T, parent_rank[me + step], internal_tag, parent);
   std::uint32_t context_id = pool.take_lowest(mask, true);
   auto group = std::make_shared<Group>(make_group(g.members, my_world_rank()));
-  return make_comm(MPI_COMM_NULL, context_id, std::move(group)).handle;
+  return inherit_errhandler(parent, make_comm(MPI_COMM_NULL, context_id, std::move(group)).handle);
 }
 
 MPI_Comm intercomm_create(Comm& local_comm, int local_leader, Comm& peer_comm, int remote_leader, int tag) {
@@ -365,7 +425,7 @@ MPI_Comm intercomm_create(Comm& local_comm, int local_leader, Comm& peer_comm, i
     if (local_comm.group->rank_of_world(w) != MPI_UNDEFINED)
       throw MpiError(MPI_ERR_COMM, fmt::format("world rank {} is in both groups (they must be disjoint)", w));
   auto remote = std::make_shared<Group>(make_group(std::move(remote_members), my_world_rank()));
-  return make_intercomm(agreed, local_comm.group, std::move(remote));
+  return inherit_errhandler(local_comm, make_intercomm(agreed, local_comm.group, std::move(remote)));
 }
 
 MPI_Comm intercomm_merge(Comm& intercomm, bool high) {
@@ -382,7 +442,7 @@ MPI_Comm intercomm_merge(Comm& intercomm, bool high) {
   members.insert(members.end(), second.members.begin(), second.members.end());
   std::uint32_t context_id = context_pool().take_lowest(agreed, true);
   auto group = std::make_shared<Group>(make_group(std::move(members), my_world_rank()));
-  return make_comm(MPI_COMM_NULL, context_id, std::move(group)).handle;
+  return inherit_errhandler(intercomm, make_comm(MPI_COMM_NULL, context_id, std::move(group)).handle);
 }
 
 void comm_free(MPI_Comm handle) {

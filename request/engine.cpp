@@ -4,11 +4,13 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <boost/asio/post.hpp>
 #include <fmt/format.h>
 #include <limits>
 
 #include "conf/log.hpp"
 #include "conf/registry.hpp"
+#include "core/big_lock.hpp"
 #include "core/error.hpp"
 #include "core/group.hpp"
 
@@ -102,9 +104,20 @@ EngineImpl::EngineImpl(int world_rank, int world_size, std::uint64_t job_cookie,
   for (const auto& t : transports_) can_sleep_ = can_sleep_ && t->capabilities().can_block;
   // Handle 1 is MPI_MESSAGE_NO_PROC: keep it out of the user range.
   messages_.put_at(MPI_MESSAGE_NO_PROC, std::make_unique<MessageSlot>());
+  // MPI_THREAD_MULTIPLE: a thread that finds the big lock taken wakes us
+  // from a transport sleep in wait_until (asio's post is thread-safe; the
+  // no-op handler then runs under the lock like every other).
+  core::big_lock().add_waker(this, [](void* self) {
+    try {
+      boost::asio::post(static_cast<EngineImpl*>(self)->io_, [] {});
+    } catch (...) {
+      // Out of memory: the sleeper still wakes within sleep_slice.
+    }
+  });
 }
 
 EngineImpl::~EngineImpl() {
+  core::big_lock().remove_waker(this);
   // Transports first: their handlers refer to this sink.
   transports_.clear();
 }
@@ -348,6 +361,8 @@ void EngineImpl::reset_for_start(PointRequest* r) {
   r->message_size = r->expected = r->received = 0;
   r->message.reset();
   r->wire_data = {};
+  r->message_id = 0;
+  r->cancel_pending = false;
 }
 
 void EngineImpl::start_point(PointRequest* r) {
@@ -430,6 +445,8 @@ void EngineImpl::start_send(PointRequest* s) {
   wire::MessageHeader h;
   h.envelope = {s->context, s->my_comm_rank, s->tag};
   h.size = s->bytes;
+  h.sender_id = s->id;  // names the message for MPI_Cancel (and for the answers below)
+  s->message_id = s->id;
   if (eager) {
     if (s->mode == SendMode::synchronous) {
       h.kind = wire::Kind::sync_eager;
@@ -489,18 +506,21 @@ void EngineImpl::start_buffered(PointRequest* s) {
   add_to_table(std::move(copy));
   reset_for_start(c);
   c->wire_data = block->data;  // the packed copy; start_send must not pack again
+  std::uint64_t message_id = c->id;  // c is released when it completes
   start_send(c);
+  s->message_id = message_id;  // MPI_Cancel of s cancels the copy's message
   // The user's request is done: its data is in the buffer.
   s->status.MPI_ERROR = MPI_SUCCESS;
   complete(s);
 }
 
 void EngineImpl::maybe_complete_send(PointRequest* s) {
-  if (s->complete || s->frames_outstanding > 0 || s->awaiting_cts || s->awaiting_ack) return;
+  if (s->complete || s->frames_outstanding > 0 || s->awaiting_cts || s->awaiting_ack || s->cancel_pending) return;
   s->status.MPI_SOURCE = s->peer;
   s->status.MPI_TAG = s->tag;
   s->status.MPI_ERROR = s->error;
-  s->status.gridmpi_count = static_cast<long long>(s->bytes);
+  s->status.gridmpi_count = s->cancelled ? 0 : static_cast<long long>(s->bytes);
+  s->status.gridmpi_cancelled = s->cancelled ? 1 : 0;
   complete(s);
 }
 
@@ -664,6 +684,12 @@ p2p::Placement EngineImpl::on_frame_begin(int world, std::span<const std::byte> 
       maybe_complete_send(s);
       return {};
     }
+    case wire::Kind::cancel_request:
+      on_cancel_request(world, wire::CancelRequestHeader::decode(header));
+      return {};
+    case wire::Kind::cancel_reply:
+      on_cancel_reply(world, wire::CancelReplyHeader::decode(header));
+      return {};
   }
   return {};
 }
@@ -764,8 +790,12 @@ Request* EngineImpl::imrecv(void* buf, int count, MPI_Datatype type, MPI_Message
 
 bool EngineImpl::cancel(Request* request) {
   auto* r = dynamic_cast<PointRequest*>(request);
-  // Sends are not cancelled (allowed by the standard: the send completes normally).
-  if (!r || r->role != PointRole::recv || !r->posted) return false;
+  if (!r) return false;
+  if (r->role == PointRole::send) {
+    cancel_send(r);
+    return false;
+  }
+  if (!r->posted) return false;
   queues_.unpost(r);
   r->cancelled = true;
   r->status.MPI_SOURCE = MPI_ANY_SOURCE;
@@ -775,6 +805,55 @@ bool EngineImpl::cancel(Request* request) {
   r->status.gridmpi_cancelled = 1;
   complete(r);
   return true;
+}
+
+// MPI_Cancel of a send (MPI-3.1 3.8.4): it may fail only when the message was
+// matched already, so even a send complete here (eager) asks the receiver,
+// which alone knows whether the message still waits in its unexpected queue.
+// The request is incomplete again until the reply: Wait returns once it is known.
+void EngineImpl::cancel_send(PointRequest* s) {
+  if (s->internal || s->message_id == 0 || s->cancel_pending || s->cancelled) return;
+  if (s->peer_world < 0) return;  // MPI_PROC_NULL: nothing was sent
+  if (shut_down_) return;          // the connections are closing: it completes normally
+  s->cancel_pending = true;
+  s->complete = false;
+  cancelling_[s->message_id] = s;
+  wire::HeaderBuffer h;
+  std::size_t n = wire::CancelRequestHeader{s->context, s->message_id}.encode(h);
+  send_frame(s->peer_world, std::span<const std::byte>(h.data(), n), {}, nullptr);
+}
+
+void EngineImpl::on_cancel_request(int world, const wire::CancelRequestHeader& h) {
+  // Dropping an rts or sync_eager message needs no answer of its own: the
+  // sender stops waiting for cts / sync_ack when it reads the reply.
+  bool removed = queues_.take_unexpected_by_sender(h.context, world, h.sender_id) != nullptr;
+  wire::HeaderBuffer buffer;
+  std::size_t n = wire::CancelReplyHeader{h.sender_id, removed}.encode(buffer);
+  send_frame(world, std::span<const std::byte>(buffer.data(), n), {}, nullptr);
+}
+
+void EngineImpl::on_cancel_reply(int world, const wire::CancelReplyHeader& h) {
+  auto it = cancelling_.find(h.sender_id);
+  if (it == cancelling_.end())
+    throw MpiError(MPI_ERR_INTERN, fmt::format("rank {}: cancel-reply from rank {} names message {}, which is not "
+                                               "being cancelled", rank_, world, h.sender_id));
+  PointRequest* s = it->second;
+  cancelling_.erase(it);
+  s->cancel_pending = false;
+  if (h.cancelled) {
+    s->cancelled = true;
+    // The request that carries the message (s, or the internal copy of a
+    // buffered send) stops waiting for an answer that will never come; the
+    // copy gives its buffer space back when it completes.
+    if (auto live = by_id_.find(h.sender_id); live != by_id_.end()) {
+      PointRequest* carrier = live->second;
+      unregister_id(carrier);
+      carrier->awaiting_cts = carrier->awaiting_ack = false;
+      carrier->cancelled = true;
+      if (carrier != s) maybe_complete_send(carrier);
+    }
+  }
+  maybe_complete_send(s);
 }
 
 // ---- buffered sends -------------------------------------------------------
@@ -796,6 +875,7 @@ std::pair<void*, int> EngineImpl::buffer_detach() {
 void EngineImpl::release(Request* request) {
   if (auto* r = dynamic_cast<PointRequest*>(request)) {
     if (r->posted) queues_.unpost(r);
+    if (r->cancel_pending) cancelling_.erase(r->message_id);
     unregister_id(r);
     if (r->type && !r->type->predefined) core::release_datatype(r->datatype);
   } else if (auto it = std::find(adopted_.begin(), adopted_.end(), request); it != adopted_.end()) {
@@ -854,9 +934,18 @@ void EngineImpl::wait_until(const std::function<bool()>& done) {
   const auto spin = std::chrono::microseconds(spin_);
   auto idle_since = clock::now();
   bool sleeping = false;
+  // MPI_THREAD_MULTIPLE: between rounds, other threads waiting for the big
+  // lock get it (the message we wait for may be theirs to send); progress
+  // and the transports' handlers only ever run with it held.
+  core::BigLock& lock = core::big_lock();
+  const bool threaded = lock.enabled() && lock.held_by_me();
   for (;;) {
     bool worked = progress();
     if (done()) return;
+    if (threaded && lock.contended()) {
+      lock.yield_to_waiters();
+      if (done()) return;
+    }
     if (worked) {
       idle_since = clock::now();
       sleeping = false;
@@ -868,10 +957,10 @@ void EngineImpl::wait_until(const std::function<bool()>& done) {
     // that completions no transport announces are still seen).
     {
       ProgressGuard guard(in_progress_);
-      if (can_sleep_)
-        io_.run_one_for(sleep_slice);
-      else
-        io_.run_one_for(poll_slice);
+      // A thread waiting for the lock (it may have woken us) goes first: the
+      // next round yields instead of sleeping.
+      if (!(threaded && lock.contended()))
+        io_.run_one_for(can_sleep_ ? std::chrono::microseconds(sleep_slice) : poll_slice);
     }
     if (done()) return;
   }
@@ -886,6 +975,7 @@ void EngineImpl::shutdown() {
   // clear-to-send, and its data must go before our goodbye.  A send whose
   // receive is never posted is the program's error: bounded wait, then a warning.
   auto background_sends = [&] {
+    if (!cancelling_.empty()) return true;  // cancels waiting for their answer
     return std::any_of(by_id_.begin(), by_id_.end(), [](const auto& entry) {
       const PointRequest* r = entry.second;
       return r->role == PointRole::send && (r->freed || r->internal);

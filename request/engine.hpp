@@ -132,6 +132,10 @@ class EngineImpl final : public Engine, public p2p::FrameSink {
   void register_id(PointRequest* r);
   void unregister_id(PointRequest* r);
   PointRequest* by_id(std::uint64_t id, wire::Kind kind, int peer);
+  // MPI_Cancel of a send (the cancel_request / cancel_reply protocol).
+  void cancel_send(PointRequest* s);
+  void on_cancel_request(int peer, const wire::CancelRequestHeader& h);
+  void on_cancel_reply(int peer, const wire::CancelReplyHeader& h);
   Request* add_to_table(std::unique_ptr<Request> r);
 
   int rank_;
@@ -149,6 +153,8 @@ class EngineImpl final : public Engine, public p2p::FrameSink {
   MatchQueues queues_;
   std::unordered_map<std::uint64_t, PointRequest*> by_id_;
   std::uint64_t next_id_ = 1;
+  // Sends waiting for a cancel_reply, by the message id the request names.
+  std::unordered_map<std::uint64_t, PointRequest*> cancelling_;
   std::vector<Request*> adopted_;
   BsendBuffer bsend_;
   core::HandleTable<MessageSlot> messages_{MPI_ERR_REQUEST};

@@ -48,6 +48,21 @@ std::unique_ptr<UnexpectedMessage> MatchQueues::take_unexpected(std::uint32_t co
   return nullptr;
 }
 
+std::unique_ptr<UnexpectedMessage> MatchQueues::take_unexpected_by_sender(std::uint32_t context, int sender_world,
+                                                                          std::uint64_t sender_id) {
+  auto c = contexts_.find(context);
+  if (c == contexts_.end()) return nullptr;
+  auto& q = c->second.unexpected;
+  for (auto it = q.begin(); it != q.end(); ++it) {
+    if ((*it)->peer_world != sender_world || (*it)->sender_id != sender_id) continue;
+    if (!(*it)->data_complete) return nullptr;
+    auto m = std::move(*it);
+    q.erase(it);
+    return m;
+  }
+  return nullptr;
+}
+
 const UnexpectedMessage* MatchQueues::find_unexpected(std::uint32_t context, int source, int tag) const {
   auto c = contexts_.find(context);
   if (c == contexts_.end()) return nullptr;

@@ -34,6 +34,11 @@ class MatchQueues {
   void add_unexpected(std::unique_ptr<UnexpectedMessage> m);
   // The earliest unexpected message matching (source, tag) in context, removed; null if none.
   std::unique_ptr<UnexpectedMessage> take_unexpected(std::uint32_t context, int source, int tag);
+  // The unexpected message of context that sender_world sent as sender_id,
+  // removed (MPI_Cancel of that send); null when it is not there any more (a
+  // receive or a matched probe took it) or its payload is still arriving.
+  std::unique_ptr<UnexpectedMessage> take_unexpected_by_sender(std::uint32_t context, int sender_world,
+                                                               std::uint64_t sender_id);
   // The same without removing it (probe).
   const UnexpectedMessage* find_unexpected(std::uint32_t context, int source, int tag) const;
 

@@ -69,7 +69,11 @@ class Engine {
   // matching message has arrived (blocking = wait for one).
   virtual bool probe(int source, int tag, core::Comm& comm, std::uint32_t context, bool blocking,
                      MPI_Status* status) = 0;
-  // Cancels a receive not yet matched (sends: issue 4).  Returns true if cancelled.
+  // MPI_Cancel.  A receive not yet matched is cancelled at once (returns
+  // true).  A send (even one already complete locally) asks its receiver to
+  // drop the message if nothing matched it yet: the request becomes
+  // incomplete until the answer arrives, then `cancelled` tells the outcome
+  // (returns false).  Anything else is left to complete normally (false).
   virtual bool cancel(Request* request) = 0;
 
   // Runs every transport once without blocking; returns true if any work was done.

@@ -48,6 +48,11 @@ struct PointRequest : Request {
   bool awaiting_ack = false;
   bool internal = false;                 // created by the engine (buffered copy); released at completion
   std::optional<std::size_t> bsend_block;  // offset of its block in the attached buffer
+  // MPI_Cancel of a send: the id of the message on the wire (this request's
+  // id, or for a buffered send the id of its internal copy), and whether a
+  // cancel_request is out (the request completes on the cancel_reply).
+  std::uint64_t message_id = 0;
+  bool cancel_pending = false;
 
   // Receive side.
   void* recv_buf = nullptr;

@@ -31,7 +31,7 @@ void put_common(WireWriter& w, Kind kind) {
 Kind peek_kind(std::span<const std::byte> header) {
   if (header.size() < 4) throw MpiError(MPI_ERR_INTERN, fmt::format("frame header of {} bytes", header.size()));
   auto k = static_cast<std::uint8_t>(header[0]);
-  if (k < 1 || k > 6) throw MpiError(MPI_ERR_INTERN, fmt::format("unknown frame kind {}", k));
+  if (k < 1 || k > static_cast<std::uint8_t>(last_kind)) throw MpiError(MPI_ERR_INTERN, fmt::format("unknown frame kind {}", k));
   return static_cast<Kind>(k);
 }
 
@@ -43,6 +43,8 @@ std::string kind_name(Kind kind) {
     case Kind::cts: return "clear-to-send";
     case Kind::data: return "data";
     case Kind::sync_ack: return "sync-ack";
+    case Kind::cancel_request: return "cancel-request";
+    case Kind::cancel_reply: return "cancel-reply";
   }
   return fmt::format("kind {}", static_cast<int>(kind));
 }
@@ -120,6 +122,43 @@ SyncAckHeader SyncAckHeader::decode(std::span<const std::byte> in) {
   WireReader r(in.data() + 4);
   r.get<std::uint32_t>();
   SyncAckHeader h;
+  h.sender_id = r.get<std::uint64_t>();
+  return h;
+}
+
+std::size_t CancelRequestHeader::encode(std::span<std::byte> out) const {
+  need_room(out, encoded_size);
+  WireWriter w(out.data());
+  put_common(w, Kind::cancel_request);
+  w.put(context).put(sender_id);
+  return w.used();
+}
+
+CancelRequestHeader CancelRequestHeader::decode(std::span<const std::byte> in) {
+  need(in, encoded_size, Kind::cancel_request);
+  WireReader r(in.data() + 4);
+  CancelRequestHeader h;
+  h.context = r.get<std::uint32_t>();
+  h.sender_id = r.get<std::uint64_t>();
+  return h;
+}
+
+std::size_t CancelReplyHeader::encode(std::span<std::byte> out) const {
+  need_room(out, encoded_size);
+  WireWriter w(out.data());
+  put_common(w, Kind::cancel_reply);
+  w.put(std::uint32_t{cancelled ? 1u : 0u}).put(sender_id);
+  return w.used();
+}
+
+CancelReplyHeader CancelReplyHeader::decode(std::span<const std::byte> in) {
+  need(in, encoded_size, Kind::cancel_reply);
+  WireReader r(in.data() + 4);
+  std::uint32_t cancelled = r.get<std::uint32_t>();
+  if (cancelled > 1)
+    throw MpiError(MPI_ERR_INTERN, fmt::format("cancel-reply header with cancelled = {} (0 or 1 expected)", cancelled));
+  CancelReplyHeader h;
+  h.cancelled = cancelled == 1;
   h.sender_id = r.get<std::uint64_t>();
   return h;
 }

@@ -8,6 +8,14 @@
 //   cts:                     + u32 reserved | u64 sender_id | u64 receiver_id | u64 accepted  (32 bytes)
 //   data:                    + u32 reserved | u64 receiver_id | u64 offset                    (24 bytes)
 //   sync_ack:                + u32 reserved | u64 sender_id                                   (16 bytes)
+//   cancel_request:          + u32 context  | u64 sender_id                                   (16 bytes)
+//   cancel_reply:            + u32 cancelled (0 or 1) | u64 sender_id                         (16 bytes)
+//
+// Every message (eager, sync_eager, rts) carries its sender_id, which with
+// the sender's world rank names it for MPI_Cancel of a send: the sender asks
+// with cancel_request, the receiver removes the message from its unexpected
+// queue if it is still there (nothing received or probed-and-taken it) and
+// answers cancel_reply.
 //
 // `source` is the sender's rank in the communicator (its local group for an
 // intercommunicator), so matching needs no group lookup.  Ids name a request
@@ -30,7 +38,10 @@ enum class Kind : std::uint8_t {
   cts = 4,         // clear to send: how many bytes the receiver accepts
   data = 5,        // a fragment of rendezvous data at an offset
   sync_ack = 6,    // a synchronous eager message was matched
+  cancel_request = 7,  // the sender cancels an unmatched message (MPI_Cancel of a send)
+  cancel_reply = 8,    // whether the message was removed before anything matched it
 };
+constexpr Kind last_kind = Kind::cancel_reply;
 
 constexpr std::size_t max_header_size = 32;
 using HeaderBuffer = std::array<std::byte, max_header_size>;
@@ -52,7 +63,7 @@ struct MessageHeader {
   Kind kind = Kind::eager;
   Envelope envelope;
   std::uint64_t size = 0;       // packed bytes of the whole message
-  std::uint64_t sender_id = 0;  // for sync_ack / cts; 0 when no answer is wanted
+  std::uint64_t sender_id = 0;  // names the message (sync_ack, cts, cancel_request)
   static constexpr std::size_t encoded_size = 32;
   std::size_t encode(std::span<std::byte> out) const;
   static MessageHeader decode(std::span<const std::byte> in);
@@ -84,6 +95,24 @@ struct SyncAckHeader {
   std::size_t encode(std::span<std::byte> out) const;
   static SyncAckHeader decode(std::span<const std::byte> in);
   bool operator==(const SyncAckHeader&) const = default;
+};
+
+struct CancelRequestHeader {
+  std::uint32_t context = 0;    // where the message waits (the envelope's context)
+  std::uint64_t sender_id = 0;  // the message's sender_id
+  static constexpr std::size_t encoded_size = 16;
+  std::size_t encode(std::span<std::byte> out) const;
+  static CancelRequestHeader decode(std::span<const std::byte> in);
+  bool operator==(const CancelRequestHeader&) const = default;
+};
+
+struct CancelReplyHeader {
+  std::uint64_t sender_id = 0;
+  bool cancelled = false;  // true: the message is gone and will never be received
+  static constexpr std::size_t encoded_size = 16;
+  std::size_t encode(std::span<std::byte> out) const;
+  static CancelReplyHeader decode(std::span<const std::byte> in);
+  bool operator==(const CancelReplyHeader&) const = default;
 };
 
 }  // namespace gridmpi::request::wire

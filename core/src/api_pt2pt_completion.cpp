@@ -324,7 +324,8 @@ extern "C" int PMPI_Cancel(MPI_Request* request) {
     if (r.kind == gridmpi::request::RequestKind::collective)
       throw MpiError(MPI_ERR_REQUEST, "a nonblocking collective request cannot be cancelled");
     if (pt2pt::is_inactive(&r)) throw MpiError(MPI_ERR_REQUEST, "the persistent request is not active");
-    // A receive not yet matched is cancelled; anything else completes normally.
+    // A receive not yet matched is cancelled now; a send asks its receiver
+    // and completes (cancelled or not) when the answer arrives.
     pt2pt::engine().cancel(&r);
   });
 }

@@ -55,6 +55,7 @@ void release_checked(request::Engine& engine, request::Request* r, MPI_Status* s
 // while the body runs (the communicator of the failing request).
 template <class Body>
 int request_call(MPI_Comm& comm, const char* function, Body&& body) noexcept {
+  ApiLock lock;  // MPI_THREAD_MULTIPLE: as api_call (core/big_lock.hpp)
   try {
     body();
     return MPI_SUCCESS;

@@ -228,11 +228,70 @@ TEST_CASE("cancel removes an unmatched receive and fails on a matched one", "[en
   CHECK(in == out);
   finish(s, 1, r2);
   finish(s, 0, sr);
-  CHECK_FALSE(s[0].cancel(sr = send(s, 0, 1, out, 9)));  // sends are never cancelled
-  std::vector<std::byte> in3(10);
-  Request* r3 = recv(s, 1, in3, 0, 9);
-  s.pump_until([&] { return r3->complete && sr->complete; });
-  finish(s, 1, r3);
+}
+
+TEST_CASE("cancel of an unmatched send removes it at the receiver, whatever the protocol", "[engine][cancel]") {
+  auto wire = GENERATE(Wire::template_transport, Wire::tcp);
+  EngineSet s(2, wire, options(1000), next_cookie());
+  std::vector<std::byte> buffer(3 * (5000 + MPI_BSEND_OVERHEAD));
+  s[0].buffer_attach(buffer.data(), static_cast<int>(buffer.size()));
+  for (SendMode mode : {SendMode::standard, SendMode::synchronous, SendMode::buffered}) {
+    for (std::size_t size : {std::size_t{10}, std::size_t{5000}}) {  // eager, rendezvous
+      INFO("mode " << static_cast<int>(mode) << ", size " << size);
+      auto first = pattern(size, 1), second = pattern(size, 2);
+      Request* sr = send(s, 0, 1, first, 4, mode);
+      s.pump_rounds(20);  // the message waits in the receiver's unexpected queue
+      CHECK(s.impl(1).queues().unexpected_count() == 1);
+      CHECK_FALSE(s[0].cancel(sr));  // the answer comes later
+      CHECK_FALSE(sr->complete);
+      s.pump_until([&] { return sr->complete; });
+      CHECK(sr->cancelled);
+      CHECK(sr->status.gridmpi_cancelled == 1);
+      CHECK(s.impl(1).queues().unexpected_count() == 0);
+      finish(s, 0, sr);
+      // The next message with the same envelope is the one received.
+      Request* sr2 = send(s, 0, 1, second, 4);
+      std::vector<std::byte> in(size);
+      Request* rr = recv(s, 1, in, 0, 4);
+      s.pump_until([&] { return rr->complete && sr2->complete; });
+      CHECK(in == second);
+      finish(s, 1, rr);
+      finish(s, 0, sr2);
+    }
+  }
+  auto [attached, attached_size] = s[0].buffer_detach();  // every block was given back
+  CHECK(attached == buffer.data());
+}
+
+TEST_CASE("cancel of a matched send fails and the message is delivered", "[engine][cancel]") {
+  EngineSet s(2, Wire::template_transport, options(1000), next_cookie());
+  for (std::size_t size : {std::size_t{10}, std::size_t{5000}}) {
+    auto out = pattern(size, 3);
+    std::vector<std::byte> in(size);
+    Request* rr = recv(s, 1, in, 0, 9);
+    Request* sr = send(s, 0, 1, out, 9);
+    s.pump_until([&] { return rr->complete; });
+    CHECK_FALSE(s[0].cancel(sr));
+    s.pump_until([&] { return sr->complete; });
+    CHECK_FALSE(sr->cancelled);
+    CHECK(sr->status.gridmpi_cancelled == 0);
+    CHECK(in == out);
+    finish(s, 1, rr);
+    finish(s, 0, sr);
+  }
+  // A message taken by a matched probe counts as matched.
+  auto out = pattern(10, 4);
+  Request* sr = send(s, 0, 1, out, 11);
+  MPI_Message message = MPI_MESSAGE_NULL;
+  s.pump_until([&] { return s[1].improbe(0, 11, s.comm(1), ctx, false, &message, nullptr); });
+  s[0].cancel(sr);
+  s.pump_until([&] { return sr->complete; });
+  CHECK_FALSE(sr->cancelled);
+  std::vector<std::byte> in(10);
+  Request* rr = s[1].imrecv(in.data(), 10, MPI_BYTE, message);
+  s.pump_until([&] { return rr->complete; });
+  CHECK(in == out);
+  finish(s, 1, rr);
   finish(s, 0, sr);
 }
 

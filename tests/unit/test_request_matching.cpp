@@ -80,3 +80,25 @@ TEST_CASE("wildcards match any source and any valid tag, specific values only th
   CHECK(envelope_matches(MPI_ANY_SOURCE, MPI_ANY_TAG, {1, 0, 0x7fffffff}));
   CHECK_FALSE(envelope_matches(3, MPI_ANY_TAG, {1, 2, 0}));
 }
+
+TEST_CASE("a cancelled send's message is found by its sender and id only", "[matching]") {
+  MatchQueues q;
+  auto from = [](std::unique_ptr<UnexpectedMessage> m, int world, bool complete) {
+    m->peer_world = world;
+    m->data_complete = complete;
+    return m;
+  };
+  q.add_unexpected(from(message(1, 0, 7, 100), 4, true));
+  q.add_unexpected(from(message(1, 0, 7, 101), 4, true));
+  q.add_unexpected(from(message(1, 0, 7, 100), 5, true));   // same id, another sender
+  q.add_unexpected(from(message(1, 0, 7, 102), 4, false));  // payload still arriving
+  CHECK(q.take_unexpected_by_sender(2, 4, 100) == nullptr);  // other context
+  CHECK(q.take_unexpected_by_sender(1, 4, 102) == nullptr);
+  auto m = q.take_unexpected_by_sender(1, 5, 100);
+  REQUIRE(m != nullptr);
+  CHECK(m->peer_world == 5);
+  CHECK(q.take_unexpected_by_sender(1, 5, 100) == nullptr);  // gone
+  CHECK(q.unexpected_count() == 3);
+  CHECK(q.take_unexpected(1, 0, 7)->sender_id == 100);  // the others keep their order
+  CHECK(q.take_unexpected(1, 0, 7)->sender_id == 101);
+}

@@ -40,6 +40,26 @@ TEST_CASE("cts, data and sync-ack headers round-trip", "[wire]") {
   CHECK(round_trip(ack, SyncAckHeader::encoded_size) == ack);
 }
 
+TEST_CASE("cancel request and reply headers round-trip", "[wire]") {
+  CancelRequestHeader request{0xfedcba98u, 0x0102030405060708ull};
+  CHECK(round_trip(request, CancelRequestHeader::encoded_size) == request);
+  for (bool cancelled : {false, true}) {
+    CancelReplyHeader reply{0xffffffffffffffffull, cancelled};
+    CHECK(round_trip(reply, CancelReplyHeader::encoded_size) == reply);
+  }
+  HeaderBuffer b{};
+  CancelReplyHeader{5, true}.encode(b);
+  CHECK(peek_kind(b) == Kind::cancel_reply);
+  CHECK(b[0] == std::byte{8});
+  CHECK(b[4] == std::byte{1});  // cancelled, as a u32
+  CHECK(b[8] == std::byte{5});  // sender_id
+  b[4] = std::byte{2};
+  CHECK_THROWS_WITH(CancelReplyHeader::decode(b), Catch::Contains("cancelled = 2"));
+  CancelRequestHeader{7, 9}.encode(b);
+  CHECK(b[0] == std::byte{7});
+  CHECK(kind_name(peek_kind(b)) == "cancel-request");
+}
+
 TEST_CASE("header bytes are little-endian whatever the host", "[wire]") {
   MessageHeader h;
   h.kind = Kind::rts;
