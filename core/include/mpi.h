@@ -352,6 +352,23 @@ int MPI_WIN_NULL_DELETE_FN(MPI_Win, int, void *, void *);
 #define MPI_DUP_FN MPI_COMM_DUP_FN
 #define MPI_NULL_DELETE_FN MPI_COMM_NULL_DELETE_FN
 
+/* ---- one-sided communication (MPI-3.1 chapter 11): constants ---------- */
+#define MPI_LOCK_EXCLUSIVE 234
+#define MPI_LOCK_SHARED 235
+#define MPI_MODE_NOCHECK 1024
+#define MPI_MODE_NOSTORE 2048
+#define MPI_MODE_NOPUT 4096
+#define MPI_MODE_NOPRECEDE 8192
+#define MPI_MODE_NOSUCCEED 16384
+#define MPI_WIN_FLAVOR_CREATE 1
+#define MPI_WIN_FLAVOR_ALLOCATE 2
+#define MPI_WIN_FLAVOR_DYNAMIC 3
+#define MPI_WIN_FLAVOR_SHARED 4
+#define MPI_WIN_SEPARATE 1
+#define MPI_WIN_UNIFIED 2
+typedef MPI_Win_errhandler_function MPI_Win_errhandler_fn;
+/* ---- end of one-sided constants ---- */
+
 /* ---- functions: every one has a PMPI_ twin --------------------------- */
 #define GRIDMPI_DECL(ret, name, args) ret MPI_##name args; ret PMPI_##name args;
 
@@ -604,6 +621,89 @@ GRIDMPI_DECL(MPI_Fint, Errhandler_c2f, (MPI_Errhandler errhandler))
 GRIDMPI_DECL(MPI_Errhandler, Errhandler_f2c, (MPI_Fint errhandler))
 GRIDMPI_DECL(MPI_Fint, Info_c2f, (MPI_Info info))
 GRIDMPI_DECL(MPI_Info, Info_f2c, (MPI_Fint info))
+
+/* ---- process topologies (MPI-3.1 chapter 7) ---- */
+GRIDMPI_DECL(int, Dims_create, (int nnodes, int ndims, int dims[]))
+GRIDMPI_DECL(int, Cart_create, (MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *comm_cart))
+GRIDMPI_DECL(int, Cart_get, (MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]))
+GRIDMPI_DECL(int, Cartdim_get, (MPI_Comm comm, int *ndims))
+GRIDMPI_DECL(int, Cart_rank, (MPI_Comm comm, const int coords[], int *rank))
+GRIDMPI_DECL(int, Cart_coords, (MPI_Comm comm, int rank, int maxdims, int coords[]))
+GRIDMPI_DECL(int, Cart_shift, (MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest))
+GRIDMPI_DECL(int, Cart_sub, (MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm))
+GRIDMPI_DECL(int, Cart_map, (MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank))
+GRIDMPI_DECL(int, Graph_create, (MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm *comm_graph))
+GRIDMPI_DECL(int, Graphdims_get, (MPI_Comm comm, int *nnodes, int *nedges))
+GRIDMPI_DECL(int, Graph_get, (MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]))
+GRIDMPI_DECL(int, Graph_neighbors_count, (MPI_Comm comm, int rank, int *nneighbors))
+GRIDMPI_DECL(int, Graph_neighbors, (MPI_Comm comm, int rank, int maxneighbors, int neighbors[]))
+GRIDMPI_DECL(int, Graph_map, (MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank))
+GRIDMPI_DECL(int, Dist_graph_create_adjacent, (MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph))
+GRIDMPI_DECL(int, Dist_graph_create, (MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph))
+GRIDMPI_DECL(int, Dist_graph_neighbors_count, (MPI_Comm comm, int *indegree, int *outdegree, int *weighted))
+GRIDMPI_DECL(int, Dist_graph_neighbors, (MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[]))
+GRIDMPI_DECL(int, Topo_test, (MPI_Comm comm, int *status))
+GRIDMPI_DECL(int, Neighbor_allgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm))
+GRIDMPI_DECL(int, Neighbor_allgatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm))
+GRIDMPI_DECL(int, Neighbor_alltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm))
+GRIDMPI_DECL(int, Neighbor_alltoallv, (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm))
+GRIDMPI_DECL(int, Neighbor_alltoallw, (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm))
+GRIDMPI_DECL(int, Ineighbor_allgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request))
+GRIDMPI_DECL(int, Ineighbor_allgatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request))
+GRIDMPI_DECL(int, Ineighbor_alltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request))
+GRIDMPI_DECL(int, Ineighbor_alltoallv, (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request))
+GRIDMPI_DECL(int, Ineighbor_alltoallw, (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request))
+/* ---- end of process topologies ---- */
+
+/* ---- one-sided communication (MPI-3.1 chapter 11) ---- */
+GRIDMPI_DECL(int, Win_create, (void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win))
+GRIDMPI_DECL(int, Win_allocate, (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win))
+GRIDMPI_DECL(int, Win_create_dynamic, (MPI_Info info, MPI_Comm comm, MPI_Win *win))
+GRIDMPI_DECL(int, Win_attach, (MPI_Win win, void *base, MPI_Aint size))
+GRIDMPI_DECL(int, Win_detach, (MPI_Win win, const void *base))
+GRIDMPI_DECL(int, Win_free, (MPI_Win *win))
+GRIDMPI_DECL(int, Win_get_group, (MPI_Win win, MPI_Group *group))
+GRIDMPI_DECL(int, Win_set_name, (MPI_Win win, const char *win_name))
+GRIDMPI_DECL(int, Win_get_name, (MPI_Win win, char *win_name, int *resultlen))
+GRIDMPI_DECL(int, Win_set_info, (MPI_Win win, MPI_Info info))
+GRIDMPI_DECL(int, Win_get_info, (MPI_Win win, MPI_Info *info_used))
+GRIDMPI_DECL(int, Win_fence, (int assert, MPI_Win win))
+GRIDMPI_DECL(int, Win_post, (MPI_Group group, int assert, MPI_Win win))
+GRIDMPI_DECL(int, Win_start, (MPI_Group group, int assert, MPI_Win win))
+GRIDMPI_DECL(int, Win_complete, (MPI_Win win))
+GRIDMPI_DECL(int, Win_wait, (MPI_Win win))
+GRIDMPI_DECL(int, Win_test, (MPI_Win win, int *flag))
+GRIDMPI_DECL(int, Win_lock, (int lock_type, int rank, int assert, MPI_Win win))
+GRIDMPI_DECL(int, Win_unlock, (int rank, MPI_Win win))
+GRIDMPI_DECL(int, Win_lock_all, (int assert, MPI_Win win))
+GRIDMPI_DECL(int, Win_unlock_all, (MPI_Win win))
+GRIDMPI_DECL(int, Win_flush, (int rank, MPI_Win win))
+GRIDMPI_DECL(int, Win_flush_all, (MPI_Win win))
+GRIDMPI_DECL(int, Win_flush_local, (int rank, MPI_Win win))
+GRIDMPI_DECL(int, Win_flush_local_all, (MPI_Win win))
+GRIDMPI_DECL(int, Win_sync, (MPI_Win win))
+GRIDMPI_DECL(int, Put, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win))
+GRIDMPI_DECL(int, Get, (void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win))
+GRIDMPI_DECL(int, Accumulate, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win))
+GRIDMPI_DECL(int, Get_accumulate, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win))
+GRIDMPI_DECL(int, Fetch_and_op, (const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win))
+GRIDMPI_DECL(int, Compare_and_swap, (const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win))
+GRIDMPI_DECL(int, Rput, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request))
+GRIDMPI_DECL(int, Rget, (void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request))
+GRIDMPI_DECL(int, Raccumulate, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request))
+GRIDMPI_DECL(int, Rget_accumulate, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request))
+GRIDMPI_DECL(int, Win_create_keyval, (MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state))
+GRIDMPI_DECL(int, Win_free_keyval, (int *win_keyval))
+GRIDMPI_DECL(int, Win_set_attr, (MPI_Win win, int win_keyval, void *attribute_val))
+GRIDMPI_DECL(int, Win_get_attr, (MPI_Win win, int win_keyval, void *attribute_val, int *flag))
+GRIDMPI_DECL(int, Win_delete_attr, (MPI_Win win, int win_keyval))
+GRIDMPI_DECL(int, Win_create_errhandler, (MPI_Win_errhandler_function *win_errhandler_fn, MPI_Errhandler *errhandler))
+GRIDMPI_DECL(int, Win_set_errhandler, (MPI_Win win, MPI_Errhandler errhandler))
+GRIDMPI_DECL(int, Win_get_errhandler, (MPI_Win win, MPI_Errhandler *errhandler))
+GRIDMPI_DECL(int, Win_call_errhandler, (MPI_Win win, int errorcode))
+GRIDMPI_DECL(MPI_Fint, Win_c2f, (MPI_Win win))
+GRIDMPI_DECL(MPI_Win, Win_f2c, (MPI_Fint win))
+/* ---- end of one-sided communication ---- */
 
 #undef GRIDMPI_DECL
 
