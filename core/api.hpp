@@ -7,11 +7,15 @@
 //
 // so that no exception escapes into C, errors go to the communicator's error
 // handler, and MPI_Send is a weak alias of PMPI_Send (the profiling interface).
+// Under MPI_THREAD_MULTIPLE api_call also holds the big lock (big_lock.hpp)
+// for the whole call, error handler included; a shim that does not go
+// through api_call declares a core::ApiLock first.
 #pragma once
 #include <mpi.h>
 
 #include <new>
 
+#include "core/big_lock.hpp"
 #include "core/error.hpp"
 
 #define GRIDMPI_PRAGMA(x) _Pragma(#x)
@@ -30,6 +34,7 @@ void require_initialized(const char* function);
 
 template <class Body>
 int api_call(MPI_Comm comm, const char* function, Body&& body) noexcept {
+  ApiLock lock;
   try {
     body();
     return MPI_SUCCESS;

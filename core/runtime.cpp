@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <numeric>
@@ -16,6 +17,7 @@
 #include "conf/registry.hpp"
 #include "core/api.hpp"
 #include "core/attr.hpp"
+#include "core/big_lock.hpp"
 #include "core/coll/coll.hpp"
 #include "core/errhandler.hpp"
 #include "core/group.hpp"
@@ -27,7 +29,9 @@ namespace gridmpi::core {
 
 namespace {
 
-State current_state = State::not_initialized;
+// Atomic: MPI_Initialized and MPI_Finalized may be called from any thread at
+// any time, also before the big lock is enabled.
+std::atomic<State> current_state{State::not_initialized};
 std::unique_ptr<Runtime> the_runtime;
 std::thread::id main_thread;
 
@@ -136,7 +140,7 @@ int initialize(int required_thread_level, int* argc, char*** argv) {
   }
   set_log_rank(rt->world_rank);
   rt->processor_name = local_host_name();
-  rt->thread_level = std::clamp(required_thread_level, MPI_THREAD_SINGLE, MPI_THREAD_SERIALIZED);
+  rt->thread_level = std::clamp(required_thread_level, MPI_THREAD_SINGLE, MPI_THREAD_MULTIPLE);
   rt->host_names = rt->control ? rt->control->exchange("host", rt->processor_name)
                                : std::vector<std::string>{rt->processor_name};
 
@@ -152,6 +156,9 @@ int initialize(int required_thread_level, int* argc, char*** argv) {
   main_thread = std::this_thread::get_id();
   the_runtime = std::move(rt);
   current_state = State::initialized;
+  // From here on every entry point takes the big lock (this call's own
+  // api_call did not, and does not release it either).
+  if (the_runtime->thread_level == MPI_THREAD_MULTIPLE) big_lock().enable();
   log().info("initialized: rank {} of {} on {}, thread level {}", the_runtime->world_rank,
              the_runtime->world_size, the_runtime->processor_name, the_runtime->thread_level);
   return the_runtime->thread_level;

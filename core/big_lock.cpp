@@ -1,0 +1,80 @@
+// The big lock of MPI_THREAD_MULTIPLE (see big_lock.hpp).  Owner: core/ (threads).
+#include "core/big_lock.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+namespace gridmpi::core {
+
+namespace {
+
+// How long a yielding owner waits for a waiter to take the lock before it
+// takes it back anyway (the waiter may not have been scheduled yet).
+constexpr auto handover_patience = std::chrono::milliseconds(2);
+
+}  // namespace
+
+BigLock& big_lock() noexcept {
+  static BigLock lock;
+  return lock;
+}
+
+void BigLock::lock(bool wake_sleeper) {
+  if (held_by_me()) {
+    ++depth_;
+    return;
+  }
+  acquire(wake_sleeper);
+  depth_ = 1;
+}
+
+void BigLock::unlock() noexcept {
+  if (--depth_ > 0) return;
+  owner_.store(std::thread::id{}, std::memory_order_relaxed);
+  mutex_.unlock();
+}
+
+void BigLock::acquire(bool wake_sleeper) {
+  if (!mutex_.try_lock()) {
+    waiters_.fetch_add(1, std::memory_order_seq_cst);
+    if (wake_sleeper) wake_all();
+    mutex_.lock();
+    waiters_.fetch_sub(1, std::memory_order_seq_cst);
+  }
+  owner_.store(std::this_thread::get_id(), std::memory_order_relaxed);
+  handovers_.fetch_add(1, std::memory_order_relaxed);
+}
+
+void BigLock::yield_to_waiters() {
+  if (!contended() || !held_by_me()) return;
+  int depth = depth_;
+  std::uint64_t seen = handovers_.load(std::memory_order_relaxed);
+  depth_ = 0;
+  owner_.store(std::thread::id{}, std::memory_order_relaxed);
+  mutex_.unlock();
+  // std::mutex is not fair: taking it straight back would usually win
+  // against the thread just woken.  Wait until a waiter has it.
+  const auto deadline = std::chrono::steady_clock::now() + handover_patience;
+  while (handovers_.load(std::memory_order_relaxed) == seen && contended() &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::yield();
+  acquire(false);
+  depth_ = depth;
+}
+
+void BigLock::add_waker(void* key, WakeFunction fn) {
+  std::lock_guard guard(wakers_mutex_);
+  wakers_.emplace_back(key, fn);
+}
+
+void BigLock::remove_waker(void* key) noexcept {
+  std::lock_guard guard(wakers_mutex_);
+  std::erase_if(wakers_, [key](const auto& w) { return w.first == key; });
+}
+
+void BigLock::wake_all() noexcept {
+  std::lock_guard guard(wakers_mutex_);
+  for (auto [key, fn] : wakers_) fn(key);
+}
+
+}  // namespace gridmpi::core
