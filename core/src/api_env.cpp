@@ -94,6 +94,7 @@ extern "C" int PMPI_Is_thread_main(int* flag) {
 GRIDMPI_WEAK(Is_thread_main)
 
 extern "C" int PMPI_Abort(MPI_Comm comm, int errorcode) {
+  gridmpi::core::ApiLock lock;  // reads the communicator table
   std::string comm_text = fmt::format("communicator {}", comm);
   std::string rank = "0";
   if (state() == State::initialized) {
