@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -34,6 +35,32 @@ std::byte* at(const void* base, MPI_Aint displacement) {
   return reinterpret_cast<std::byte*>(address(base) + static_cast<std::uintptr_t>(displacement));
 }
 
+// Address and size arithmetic of the constructors: records an overflow
+// instead of wrapping silently (the type is then marked too_large).
+struct Checked {
+  bool overflow = false;
+  MPI_Aint mul(MPI_Aint a, MPI_Aint b) {
+    MPI_Aint r;
+    overflow |= __builtin_mul_overflow(a, b, &r);
+    return r;
+  }
+  MPI_Aint add(MPI_Aint a, MPI_Aint b) {
+    MPI_Aint r;
+    overflow |= __builtin_add_overflow(a, b, &r);
+    return r;
+  }
+  std::size_t mul(std::size_t a, std::size_t b) {
+    std::size_t r;
+    overflow |= __builtin_mul_overflow(a, b, &r);
+    return r;
+  }
+  std::size_t add(std::size_t a, std::size_t b) {
+    std::size_t r;
+    overflow |= __builtin_add_overflow(a, b, &r);
+    return r;
+  }
+};
+
 // Accumulates the bounds, size and pack program of a type map made of
 // copies of other types, following the standard's definition of lb and ub:
 // explicit markers (MPI_LB/MPI_UB entries, resized types) win over data
@@ -43,31 +70,33 @@ class TypeBuilder {
   // n copies of t at displacement, displacement + stride, ...
   void add(const Datatype& t, MPI_Aint displacement, std::size_t n, MPI_Aint stride) {
     if (n == 0) return;
-    MPI_Aint span = static_cast<MPI_Aint>(n - 1) * stride;
-    MPI_Aint low = displacement + std::min<MPI_Aint>(0, span);
-    MPI_Aint high = displacement + std::max<MPI_Aint>(0, span);
+    if (t.too_large) checked.overflow = true;
+    MPI_Aint span = checked.mul(static_cast<MPI_Aint>(n - 1), stride);
+    MPI_Aint low = checked.add(displacement, std::min<MPI_Aint>(0, span));
+    MPI_Aint high = checked.add(displacement, std::max<MPI_Aint>(0, span));
     bool data = t.size > 0;
     if (t.explicit_lb)
-      lower(lb_marker_, has_lb_marker_, low + t.lb);
+      lower(lb_marker_, has_lb_marker_, checked.add(low, t.lb));
     else if (data)
-      lower(natural_lb_, has_natural_lb_, low + t.lb);
+      lower(natural_lb_, has_natural_lb_, checked.add(low, t.lb));
     if (t.explicit_ub)
-      raise(ub_marker_, has_ub_marker_, high + t.ub);
+      raise(ub_marker_, has_ub_marker_, checked.add(high, t.ub));
     else if (data)
-      raise(natural_ub_, has_natural_ub_, high + t.ub);
+      raise(natural_ub_, has_natural_ub_, checked.add(high, t.ub));
     if (!data) return;
     bool no_data_yet = !has_data_;
+    MPI_Aint data_low = checked.add(low, t.true_lb), data_high = checked.add(high, t.true_ub);
     if (no_data_yet) {
-      true_lb_ = low + t.true_lb;
-      true_ub_ = high + t.true_ub;
+      true_lb_ = data_low;
+      true_ub_ = data_high;
     } else {
-      true_lb_ = std::min(true_lb_, low + t.true_lb);
-      true_ub_ = std::max(true_ub_, high + t.true_ub);
+      true_lb_ = std::min(true_lb_, data_low);
+      true_ub_ = std::max(true_ub_, data_high);
     }
     has_data_ = true;
     layout_.append(t.layout, displacement, n, stride);
-    size_ += n * t.size;
-    elements_ += n * t.basic_elements;
+    size_ = checked.add(size_, checked.mul(n, t.size));
+    elements_ = checked.add(elements_, checked.mul(n, t.basic_elements));
     alignment_ = std::max(alignment_, t.alignment);
     if (no_data_yet)
       reduction_basic_ = t.reduction_basic;
@@ -80,6 +109,9 @@ class TypeBuilder {
     Datatype t;
     t.size = size_;
     t.basic_elements = elements_;
+    // Sizes are MPI_Counts and extents MPI_Aints: both signed.
+    if (size_ > static_cast<std::size_t>(PTRDIFF_MAX)) checked.overflow = true;
+    if (has_data_) checked.add(true_ub_, true_lb_ < 0 ? -true_lb_ : MPI_Aint{0});
     t.alignment = alignment_;
     t.explicit_lb = has_lb_marker_;
     t.explicit_ub = has_ub_marker_;
@@ -106,8 +138,14 @@ class TypeBuilder {
     }
     t.reduction_basic = has_data_ ? reduction_basic_ : MPI_DATATYPE_NULL;
     t.layout = layout_.finish();
+    checked.add(t.ub, t.lb < 0 ? -t.lb : MPI_Aint{0});  // the extent must fit too
+    t.too_large = checked.overflow;
     return t;
   }
+
+  // Overflows of the size and bounds arithmetic; the constructors add
+  // theirs (displacement * extent) here too.
+  Checked checked;
 
  private:
   static void lower(MPI_Aint& value, bool& has, MPI_Aint candidate) {
@@ -186,7 +224,9 @@ Datatype resized_shape(const Datatype& old, MPI_Aint lb, MPI_Aint extent) {
   t.reduction_basic = old.reduction_basic;
   t.layout = old.layout;
   t.lb = lb;
-  t.ub = lb + extent;
+  Checked checked;
+  t.ub = checked.add(lb, extent);
+  t.too_large = old.too_large || checked.overflow;
   t.explicit_lb = t.explicit_ub = true;
   finish_shape(t);
   return t;
@@ -255,6 +295,9 @@ Datatype& committed_datatype(MPI_Datatype handle) {
   if (!t.committed)
     throw MpiError(MPI_ERR_TYPE, "datatype " + std::to_string(handle) +
                                      " is not committed (call MPI_Type_commit first)");
+  if (t.too_large)
+    throw MpiError(MPI_ERR_TYPE, "datatype " + std::to_string(handle) +
+                                     " is too large: its size or extent overflows MPI_Aint");
   return t;
 }
 
@@ -300,8 +343,10 @@ MPI_Datatype type_vector(int count, int blocklength, int stride, MPI_Datatype ol
   check_count(count, "count");
   check_blocklength(blocklength);
   const Datatype& old = datatype(oldtype);
-  return register_type(hvector_shape(count, blocklength, stride * old.extent(), old),
-                       MPI_COMBINER_VECTOR, {count, blocklength, stride}, {}, {oldtype});
+  Checked checked;
+  Datatype t = hvector_shape(count, blocklength, checked.mul(stride, old.extent()), old);
+  t.too_large |= checked.overflow;
+  return register_type(std::move(t), MPI_COMBINER_VECTOR, {count, blocklength, stride}, {}, {oldtype});
 }
 
 MPI_Datatype type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype) {
@@ -322,7 +367,7 @@ MPI_Datatype type_indexed(int count, const int blocklengths[], const int displac
   std::vector<int> integers{count};
   for (int i = 0; i < count; ++i) {
     check_blocklength(blocklengths[i]);
-    b.add(old, displacements[i] * old.extent(), blocklengths[i], old.extent());
+    b.add(old, b.checked.mul(displacements[i], old.extent()), blocklengths[i], old.extent());
     integers.push_back(blocklengths[i]);
   }
   integers.insert(integers.end(), displacements, displacements + count);
@@ -354,7 +399,8 @@ MPI_Datatype type_indexed_block(int count, int blocklength, const int displaceme
   const Datatype& old = datatype(oldtype);
   TypeBuilder b;
   std::vector<int> integers{count, blocklength};
-  for (int i = 0; i < count; ++i) b.add(old, displacements[i] * old.extent(), blocklength, old.extent());
+  for (int i = 0; i < count; ++i)
+    b.add(old, b.checked.mul(displacements[i], old.extent()), blocklength, old.extent());
   integers.insert(integers.end(), displacements, displacements + count);
   return register_type(shape(b, false), MPI_COMBINER_INDEXED_BLOCK, std::move(integers), {},
                        {oldtype});
@@ -409,6 +455,7 @@ MPI_Datatype type_dup(MPI_Datatype oldtype) {
   t.explicit_ub = old.explicit_ub;
   t.reduction_basic = old.reduction_basic;
   t.layout = old.layout;
+  t.too_large = old.too_large;
   finish_shape(t);
   bool committed = old.committed;
   MPI_Datatype handle = register_type(std::move(t), MPI_COMBINER_DUP, {}, {}, {oldtype});
@@ -445,17 +492,19 @@ MPI_Datatype type_subarray(int ndims, const int sizes[], const int subsizes[], c
   // Dimension d of the fastest-varying-first order.
   auto dim = [&](int d) { return order == MPI_ORDER_FORTRAN ? d : ndims - 1 - d; };
   MPI_Aint extent = old.extent();
+  Checked checked;
   Datatype t = contiguous_shape(subsizes[dim(0)], old);
-  MPI_Aint stride = extent * sizes[dim(0)];
-  MPI_Aint displacement = starts[dim(0)] * extent;
+  MPI_Aint stride = checked.mul(extent, sizes[dim(0)]);
+  MPI_Aint displacement = checked.mul(starts[dim(0)], extent);
   for (int d = 1; d < ndims; ++d) {
     t = hvector_shape(subsizes[dim(d)], 1, stride, t);
-    displacement += starts[dim(d)] * stride;
-    stride *= sizes[dim(d)];
+    displacement = checked.add(displacement, checked.mul(starts[dim(d)], stride));
+    stride = checked.mul(stride, sizes[dim(d)]);
   }
   TypeBuilder placed;
   placed.add(t, displacement, 1, 0);
   Datatype result = resized_shape(shape(placed, false), 0, stride);
+  result.too_large |= checked.overflow;
   std::vector<int> integers{ndims};
   integers.insert(integers.end(), sizes, sizes + ndims);
   integers.insert(integers.end(), subsizes, subsizes + ndims);
@@ -499,6 +548,7 @@ MPI_Datatype type_darray(int size, int rank, int ndims, const int gsizes[], cons
   const Datatype& old = datatype(oldtype);
   Datatype t = resized_shape(old, old.lb, old.extent());  // a copy of old's shape
   MPI_Aint element = old.extent();  // extent of one index step in the current dimension
+  Checked checked;
   for (int step = 0; step < ndims; ++step) {
     int d = order == MPI_ORDER_FORTRAN ? step : ndims - 1 - step;
     long long g = gsizes[d], p = psizes[d], c = coords[d];
@@ -532,9 +582,10 @@ MPI_Datatype type_darray(int size, int rank, int ndims, const int gsizes[], cons
         throw MpiError(MPI_ERR_ARG, "dimension " + std::to_string(d) + ": invalid distribution " +
                                         std::to_string(distribs[d]));
     }
-    element *= g;
+    element = checked.mul(element, g);
     t = resized_shape(shape(b, false), 0, element);
   }
+  t.too_large |= checked.overflow;
   std::vector<int> integers{size, rank, ndims};
   integers.insert(integers.end(), gsizes, gsizes + ndims);
   integers.insert(integers.end(), distribs, distribs + ndims);
@@ -542,6 +593,99 @@ MPI_Datatype type_darray(int size, int rank, int ndims, const int gsizes[], cons
   integers.insert(integers.end(), psizes, psizes + ndims);
   integers.push_back(order);
   return register_type(std::move(t), MPI_COMBINER_DARRAY, std::move(integers), {}, {oldtype});
+}
+
+// ---- MPI_Type_create_f90_* (MPI-3.1 17.1.9) ----
+
+namespace {
+
+// The kind gfortran's SELECTED_REAL_KIND / SELECTED_INT_KIND picks, as the
+// storage size in bytes; 0 when no kind fits.  MPI_UNDEFINED means "not
+// given".  Precision beyond double is mapped to the 16-byte REAL16 (gfortran
+// also has the x87 REAL(10); it is stored in 16 bytes too, but only the
+// binary128 kind has a predefined MPI type).
+int real_kind_bytes(int p, int r) {
+  long long precision = p == MPI_UNDEFINED ? 0 : p;
+  long long range = r == MPI_UNDEFINED ? 0 : r;
+  if (precision <= 6 && range <= 37) return 4;
+  if (precision <= 15 && range <= 307) return 8;
+  if (precision <= 33 && range <= 4931) return 16;
+  return 0;
+}
+
+int int_kind_bytes(int r) {
+  long long range = r == MPI_UNDEFINED ? 0 : r;
+  if (range <= 2) return 1;
+  if (range <= 4) return 2;
+  if (range <= 9) return 4;
+  if (range <= 18) return 8;
+  return 0;
+}
+
+}  // namespace
+
+MPI_Datatype type_create_f90(int combiner, int p, int r) {
+  MPI_Datatype base = MPI_DATATYPE_NULL;
+  std::vector<int> integers;
+  std::string what;
+  switch (combiner) {
+    case MPI_COMBINER_F90_REAL:
+    case MPI_COMBINER_F90_COMPLEX: {
+      if (p == MPI_UNDEFINED && r == MPI_UNDEFINED)
+        throw MpiError(MPI_ERR_ARG, "p and r are both MPI_UNDEFINED");
+      int bytes = real_kind_bytes(p, r);
+      bool complex = combiner == MPI_COMBINER_F90_COMPLEX;
+      if (bytes == 4) base = complex ? MPI_COMPLEX8 : MPI_REAL4;
+      if (bytes == 8) base = complex ? MPI_COMPLEX16 : MPI_REAL8;
+      if (bytes == 16) base = complex ? MPI_COMPLEX32 : MPI_REAL16;
+      integers = {p, r};
+      what = std::string(complex ? "complex" : "real") + " kind with precision " +
+             std::to_string(p) + " and range " + std::to_string(r);
+      break;
+    }
+    case MPI_COMBINER_F90_INTEGER: {
+      if (r == MPI_UNDEFINED) throw MpiError(MPI_ERR_ARG, "r is MPI_UNDEFINED");
+      switch (int_kind_bytes(r)) {
+        case 1: base = MPI_INTEGER1; break;
+        case 2: base = MPI_INTEGER2; break;
+        case 4: base = MPI_INTEGER4; break;
+        case 8: base = MPI_INTEGER8; break;
+      }
+      integers = {r};
+      what = "integer kind with range " + std::to_string(r);
+      break;
+    }
+    default:
+      throw MpiError(MPI_ERR_INTERN, "type_create_f90: bad combiner " + std::to_string(combiner));
+  }
+  if (base == MPI_DATATYPE_NULL) throw MpiError(MPI_ERR_ARG, "no " + what + " exists");
+  // The standard makes these types predefined: the same arguments give the
+  // same handle, and they cannot be freed.
+  std::lock_guard lock(table_mutex());
+  static std::map<std::vector<int>, MPI_Datatype> cache;
+  std::vector<int> key{combiner};
+  key.insert(key.end(), integers.begin(), integers.end());
+  if (auto it = cache.find(key); it != cache.end()) return it->second;
+  const Datatype& old = datatype(base);
+  auto t = std::make_unique<Datatype>();
+  t->size = old.size;
+  t->lb = old.lb;
+  t->ub = old.ub;
+  t->true_lb = old.true_lb;
+  t->true_ub = old.true_ub;
+  t->alignment = old.alignment;
+  t->reduction_basic = old.reduction_basic;
+  t->layout = old.layout;
+  finish_shape(*t);
+  t->name = old.name;
+  t->predefined = true;
+  t->committed = true;
+  t->combiner = combiner;
+  t->contents_integers = std::move(integers);
+  Datatype* raw = t.get();
+  raw->handle = datatype_table().add(std::move(t));
+  cache.emplace(std::move(key), raw->handle);
+  return raw->handle;
 }
 
 // ---- the pack engine ----

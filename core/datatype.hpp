@@ -67,6 +67,10 @@ struct Datatype {
   static constexpr std::size_t max_flattened_blocks = std::size_t{1} << 18;
   // Bytes of one element in the "external32" representation.
   std::size_t external32_size = 0;
+  // The size, bounds or element count overflowed while the type was built
+  // (e.g. contiguous(INT_MAX, contiguous(INT_MAX, MPI_DOUBLE))): queries
+  // answer MPI_UNDEFINED and communication with it fails with MPI_ERR_TYPE.
+  bool too_large = false;
 
   // Bytes of the packed stream that hold the first `elements` basic elements
   // of a stream of this type (MPI_Status_set_elements).
@@ -143,6 +147,11 @@ void type_commit(MPI_Datatype handle);
 void type_free(MPI_Datatype handle);
 // Predefined type of a type class (MPI_TYPECLASS_*) and size, or MPI_ERR_ARG.
 MPI_Datatype type_match_size(int typeclass, int size);
+// MPI_Type_create_f90_real/_complex/_integer: combiner is MPI_COMBINER_F90_*,
+// r alone is used for integers.  Returns a predefined type (one handle per
+// argument set) with that combiner and the layout of the matching
+// MPI_REALn / MPI_COMPLEXn / MPI_INTEGERn; MPI_ERR_ARG when no kind fits.
+MPI_Datatype type_create_f90(int combiner, int p, int r);
 // True for the predefined pair types of MINLOC/MAXLOC.
 bool is_pair_type(MPI_Datatype handle) noexcept;
 

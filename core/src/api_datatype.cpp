@@ -25,6 +25,13 @@ int to_int_or_undefined(long long value) {
   return value > INT_MAX || value < INT_MIN ? MPI_UNDEFINED : static_cast<int>(value);
 }
 
+// A type whose size or bounds overflowed (Datatype::too_large) answers
+// MPI_UNDEFINED to every size and extent query.
+template <class T>
+T undefined_if_too_large(const core::Datatype& t, T value) {
+  return t.too_large ? static_cast<T>(MPI_UNDEFINED) : value;
+}
+
 void require_external32(const char* datarep) {
   require_out(datarep, "datarep");
   if (std::strcmp(datarep, "external32") != 0)
@@ -210,7 +217,8 @@ GRIDMPI_WEAK(Type_free)
 extern "C" int PMPI_Type_size(MPI_Datatype datatype, int* size) {
   return core::api_call(MPI_COMM_WORLD, "MPI_Type_size", [&] {
     require_out(size, "size");
-    *size = to_int_or_undefined(static_cast<long long>(core::datatype(datatype).size));
+    const core::Datatype& t = core::datatype(datatype);
+    *size = undefined_if_too_large(t, to_int_or_undefined(static_cast<long long>(t.size)));
   });
 }
 GRIDMPI_WEAK(Type_size)
@@ -218,7 +226,8 @@ GRIDMPI_WEAK(Type_size)
 extern "C" int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) {
   return core::api_call(MPI_COMM_WORLD, "MPI_Type_size_x", [&] {
     require_out(size, "size");
-    *size = static_cast<MPI_Count>(core::datatype(datatype).size);
+    const core::Datatype& t = core::datatype(datatype);
+    *size = undefined_if_too_large(t, static_cast<MPI_Count>(t.size));
   });
 }
 GRIDMPI_WEAK(Type_size_x)
@@ -226,7 +235,8 @@ GRIDMPI_WEAK(Type_size_x)
 extern "C" int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint* extent) {
   return core::api_call(MPI_COMM_WORLD, "MPI_Type_extent", [&] {
     require_out(extent, "extent");
-    *extent = core::datatype(datatype).extent();
+    const core::Datatype& t = core::datatype(datatype);
+    *extent = undefined_if_too_large(t, t.extent());
   });
 }
 GRIDMPI_WEAK(Type_extent)
@@ -234,7 +244,8 @@ GRIDMPI_WEAK(Type_extent)
 extern "C" int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint* displacement) {
   return core::api_call(MPI_COMM_WORLD, "MPI_Type_lb", [&] {
     require_out(displacement, "displacement");
-    *displacement = core::datatype(datatype).lb;
+    const core::Datatype& t = core::datatype(datatype);
+    *displacement = undefined_if_too_large(t, t.lb);
   });
 }
 GRIDMPI_WEAK(Type_lb)
@@ -242,7 +253,8 @@ GRIDMPI_WEAK(Type_lb)
 extern "C" int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint* displacement) {
   return core::api_call(MPI_COMM_WORLD, "MPI_Type_ub", [&] {
     require_out(displacement, "displacement");
-    *displacement = core::datatype(datatype).ub;
+    const core::Datatype& t = core::datatype(datatype);
+    *displacement = undefined_if_too_large(t, t.ub);
   });
 }
 GRIDMPI_WEAK(Type_ub)
@@ -252,8 +264,8 @@ extern "C" int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Ain
     require_out(lb, "lb");
     require_out(extent, "extent");
     const core::Datatype& t = core::datatype(datatype);
-    *lb = t.lb;
-    *extent = t.extent();
+    *lb = undefined_if_too_large(t, t.lb);
+    *extent = undefined_if_too_large(t, t.extent());
   });
 }
 GRIDMPI_WEAK(Type_get_extent)
@@ -263,8 +275,8 @@ extern "C" int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_
     require_out(lb, "lb");
     require_out(extent, "extent");
     const core::Datatype& t = core::datatype(datatype);
-    *lb = t.lb;
-    *extent = t.extent();
+    *lb = undefined_if_too_large(t, t.lb);
+    *extent = undefined_if_too_large(t, t.extent());
   });
 }
 GRIDMPI_WEAK(Type_get_extent_x)
@@ -275,8 +287,8 @@ extern "C" int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_l
     require_out(true_lb, "true_lb");
     require_out(true_extent, "true_extent");
     const core::Datatype& t = core::datatype(datatype);
-    *true_lb = t.true_lb;
-    *true_extent = t.true_extent();
+    *true_lb = undefined_if_too_large(t, t.true_lb);
+    *true_extent = undefined_if_too_large(t, t.true_extent());
   });
 }
 GRIDMPI_WEAK(Type_get_true_extent)
@@ -287,8 +299,8 @@ extern "C" int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* tru
     require_out(true_lb, "true_lb");
     require_out(true_extent, "true_extent");
     const core::Datatype& t = core::datatype(datatype);
-    *true_lb = t.true_lb;
-    *true_extent = t.true_extent();
+    *true_lb = undefined_if_too_large(t, t.true_lb);
+    *true_extent = undefined_if_too_large(t, t.true_extent());
   });
 }
 GRIDMPI_WEAK(Type_get_true_extent_x)
@@ -368,6 +380,30 @@ extern "C" int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype* datat
 }
 GRIDMPI_WEAK(Type_match_size)
 
+extern "C" int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype) {
+  return core::api_call(MPI_COMM_WORLD, "MPI_Type_create_f90_real", [&] {
+    require_out(newtype, "newtype");
+    *newtype = core::type_create_f90(MPI_COMBINER_F90_REAL, p, r);
+  });
+}
+GRIDMPI_WEAK(Type_create_f90_real)
+
+extern "C" int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype) {
+  return core::api_call(MPI_COMM_WORLD, "MPI_Type_create_f90_complex", [&] {
+    require_out(newtype, "newtype");
+    *newtype = core::type_create_f90(MPI_COMBINER_F90_COMPLEX, p, r);
+  });
+}
+GRIDMPI_WEAK(Type_create_f90_complex)
+
+extern "C" int PMPI_Type_create_f90_integer(int r, MPI_Datatype* newtype) {
+  return core::api_call(MPI_COMM_WORLD, "MPI_Type_create_f90_integer", [&] {
+    require_out(newtype, "newtype");
+    *newtype = core::type_create_f90(MPI_COMBINER_F90_INTEGER, MPI_UNDEFINED, r);
+  });
+}
+GRIDMPI_WEAK(Type_create_f90_integer)
+
 // ---- addresses ----
 
 extern "C" int PMPI_Get_address(const void* location, MPI_Aint* address) {
@@ -445,11 +481,13 @@ extern "C" int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm,
   return core::api_call(comm, "MPI_Pack_size", [&] {
     require(incount >= 0, MPI_ERR_COUNT, "incount is negative");
     require_out(size, "size");
-    long long bytes =
-        static_cast<long long>(incount) * static_cast<long long>(core::datatype(datatype).size);
-    if (bytes > INT_MAX)
-      throw MpiError(MPI_ERR_ARG, "the packed size " + std::to_string(bytes) +
-                                      " bytes does not fit in an int");
+    const core::Datatype& t = core::datatype(datatype);
+    long long bytes = 0;
+    if (t.too_large || __builtin_mul_overflow(static_cast<long long>(incount),
+                                              static_cast<long long>(t.size), &bytes) ||
+        bytes > INT_MAX)
+      throw MpiError(MPI_ERR_ARG, "the packed size of " + std::to_string(incount) +
+                                      " elements does not fit in an int");
     *size = static_cast<int>(bytes);
   });
 }

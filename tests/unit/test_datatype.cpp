@@ -91,7 +91,7 @@ TEST_CASE("predefined datatypes have the C sizes and extents", "[datatype]") {
       {MPI_C_BOOL, 1, 1, "MPI_C_BOOL"},
       {MPI_INT64_T, 8, 8, "MPI_INT64_T"},
       {MPI_UINT16_T, 2, 2, "MPI_UINT16_T"},
-      {MPI_C_FLOAT_COMPLEX, 8, 8, "MPI_C_FLOAT_COMPLEX"},
+      {MPI_C_FLOAT_COMPLEX, 8, 8, "MPI_C_COMPLEX"},
       {MPI_C_DOUBLE_COMPLEX, 16, 16, "MPI_C_DOUBLE_COMPLEX"},
       {MPI_C_LONG_DOUBLE_COMPLEX, 32, 32, "MPI_C_LONG_DOUBLE_COMPLEX"},
       {MPI_AINT, 8, 8, "MPI_AINT"},
