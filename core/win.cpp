@@ -13,6 +13,14 @@
 #include <cstring>
 #include <utility>
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <random>
+#include <cstdio>
+
 #include <fmt/format.h>
 
 #include "core/attr.hpp"
@@ -107,6 +115,29 @@ void complete_operations(Window& w, int target) {
   reap(w);
 }
 
+// An origin that issues operations faster than its targets serve them (a
+// loop of large gets in one epoch) would hold every message and answer
+// buffer at once: past these bounds it waits for the oldest answers.  The
+// targets' servers run in every MPI call, so this only delays.
+constexpr std::size_t max_outstanding_ops = 4096;
+constexpr std::size_t max_outstanding_bytes = std::size_t{64} << 20;
+
+std::size_t outstanding_bytes(const Window& w) {
+  std::size_t n = 0;
+  for (const auto& op : w.pending) n += op->message.size() + op->reply_data.size();
+  return n;
+}
+
+void limit_outstanding(Window& w) {
+  if (w.pending.size() < 16) return;
+  reap(w);
+  if (w.pending.size() <= max_outstanding_ops && outstanding_bytes(w) <= max_outstanding_bytes) return;
+  engine().wait_until([&] {
+    reap(w);
+    return w.pending.size() <= max_outstanding_ops / 2 && outstanding_bytes(w) <= max_outstanding_bytes / 2;
+  });
+}
+
 std::uint32_t next_reply_tag(Window& w) {
   std::uint32_t tag = rma_tag::first_reply + w.next_reply;
   w.next_reply = (w.next_reply + 1) % rma_tag::reply_span;
@@ -145,6 +176,7 @@ std::shared_ptr<PendingOp> send_message(Window& w, int target, RmaHeader header,
   op->send = engine().isend(op->message.data(), static_cast<int>(total), MPI_BYTE, target,
                             rma_tag::operation, c, c.context_id, request::SendMode::standard);
   w.pending.push_back(op);
+  limit_outstanding(w);
   return op;
 }
 
@@ -304,6 +336,8 @@ void check_accumulate_op(MPI_Op op) {
                                            op_name(op)));
 }
 
+bool moves_no_data(int count, MPI_Datatype type) { return count == 0 || datatype(type).size == 0; }
+
 std::shared_ptr<PendingOp> nothing_sent() {
   auto op = std::make_shared<PendingOp>();
   op->finished = true;
@@ -375,6 +409,119 @@ MPI_Win win_allocate(MPI_Aint bytes, int disp_unit, Comm& comm, void* baseptr) {
 
 MPI_Win win_create_dynamic(Comm& comm) {
   return make_window(comm, nullptr, 0, 1, MPI_WIN_FLAVOR_DYNAMIC, nullptr);
+}
+
+namespace {
+
+// The node segment of a shared window: created (and sized) by rank 0 under a
+// fresh name, opened by the others, and unlinked by rank 0 as soon as every
+// member has mapped it (or failed to), so a crash afterwards leaves nothing
+// in /dev/shm.
+std::shared_ptr<std::byte> map_shared_segment(Comm& c, std::size_t bytes) {
+  const std::size_t length = std::max<std::size_t>(bytes, 1);
+  char name[64] = {};
+  std::string error;
+  int fd = -1;
+  if (c.rank == 0) {
+    std::random_device random;
+    std::snprintf(name, sizeof name, "/gridmpi-win-%d-%08x", static_cast<int>(getpid()),
+                  static_cast<unsigned>(random()));
+    fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    if (fd < 0) {
+      error = fmt::format("shm_open({}): {}", name, std::strerror(errno));
+    } else if (ftruncate(fd, static_cast<off_t>(length)) != 0) {
+      error = fmt::format("ftruncate of {} to {} bytes: {}", name, length, std::strerror(errno));
+      close(fd);
+      fd = -1;
+      shm_unlink(name);
+    }
+    if (fd < 0) name[0] = '\0';  // tells the others that there is no segment
+  }
+  coll::bcast(name, sizeof name, MPI_CHAR, 0, c);
+  if (name[0] == '\0' && error.empty()) error = "rank 0 of the window could not create the shared segment";
+  if (c.rank != 0 && error.empty()) {
+    fd = shm_open(name, O_RDWR, 0600);
+    if (fd < 0) error = fmt::format("shm_open({}): {}", name, std::strerror(errno));
+  }
+  void* at = MAP_FAILED;
+  if (fd >= 0) {
+    at = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (at == MAP_FAILED) error = fmt::format("mmap of {} bytes of {}: {}", length, name, std::strerror(errno));
+    close(fd);
+  }
+  std::shared_ptr<std::byte> segment;
+  if (at != MAP_FAILED)
+    segment.reset(static_cast<std::byte*>(at), [length](std::byte* p) { munmap(p, length); });
+  // Once everyone has tried to map it, rank 0 removes the name, before any
+  // member returns.
+  int ok = error.empty() ? 1 : 0, all_ok = 0;
+  coll::reduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, 0, c);
+  if (c.rank == 0 && name[0] != '\0') shm_unlink(name);
+  coll::bcast(&all_ok, 1, MPI_INT, 0, c);
+  if (!ok) throw MpiError(MPI_ERR_NO_MEM, fmt::format("shared window memory of {} bytes: {}", bytes, error));
+  if (!all_ok)
+    throw MpiError(MPI_ERR_NO_MEM, fmt::format("shared window memory of {} bytes: another member could not map it",
+                                               bytes));
+  return segment;
+}
+
+}  // namespace
+
+MPI_Win win_allocate_shared(MPI_Aint bytes, int disp_unit, Comm& parent, void* baseptr) {
+  check_size_and_unit(bytes, disp_unit);
+  if (!baseptr) throw MpiError(MPI_ERR_ARG, "baseptr is a null pointer");
+  if (parent.is_inter()) throw MpiError(MPI_ERR_COMM, "windows need an intracommunicator");
+  // Every member must share this host (the same test as MPI_Comm_split_type).
+  const Runtime& rt = runtime();
+  const std::string& host = rt.host_names.at(static_cast<std::size_t>(rt.world_rank));
+  for (int world : parent.group->members)
+    if (rt.host_names.at(static_cast<std::size_t>(world)) != host)
+      throw MpiError(MPI_ERR_RMA_SHARED,
+                     fmt::format("MPI_Win_allocate_shared needs every process on one host, but rank {} of "
+                                 "MPI_COMM_WORLD is on {} and this one on {}; split the communicator with "
+                                 "MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) first",
+                                 world, rt.host_names.at(static_cast<std::size_t>(world)), host));
+  MPI_Win handle = make_window(parent, nullptr, bytes, disp_unit, MPI_WIN_FLAVOR_SHARED, nullptr);
+  Window& w = window(handle);
+  try {
+    MPI_Aint total = 0;
+    for (MPI_Aint b : w.target_bytes) {
+      w.shared_offset.push_back(total);
+      total += b;
+    }
+    w.shared_segment = map_shared_segment(comm(w.comm), static_cast<std::size_t>(total));
+  } catch (...) {
+    stop_server(w);
+    comm_free(w.comm);
+    win_table().release(handle);
+    throw;
+  }
+  // Nothing can target this window before every member has returned from
+  // the agreement in map_shared_segment, and the base is set before it.
+  w.base = w.shared_segment.get() + w.shared_offset[static_cast<std::size_t>(w.rank)];
+  w.model = MPI_WIN_UNIFIED;
+  *static_cast<void**>(baseptr) = w.base;
+  return handle;
+}
+
+void win_shared_query(const Window& w, int rank, MPI_Aint* bytes, int* disp_unit, void* baseptr) {
+  if (w.flavor != MPI_WIN_FLAVOR_SHARED)
+    throw MpiError(MPI_ERR_RMA_FLAVOR, "MPI_Win_shared_query needs a window made by MPI_Win_allocate_shared");
+  if (rank == MPI_PROC_NULL) {
+    rank = 0;
+    for (int r = 0; r < w.size; ++r)
+      if (w.target_bytes[static_cast<std::size_t>(r)] > 0) {
+        rank = r;
+        break;
+      }
+  } else if (rank < 0 || rank >= w.size) {
+    throw MpiError(MPI_ERR_RANK, fmt::format("rank {} is not in the window's group of {}", rank, w.size));
+  }
+  auto r = static_cast<std::size_t>(rank);
+  *bytes = w.target_bytes[r];
+  *disp_unit = w.target_disp_unit[r];
+  // An empty segment has no memory to point at (as MPICH answers).
+  *static_cast<void**>(baseptr) = *bytes > 0 ? w.shared_segment.get() + w.shared_offset[r] : nullptr;
 }
 
 void win_attach(Window& w, void* base, MPI_Aint bytes) {
@@ -651,6 +798,9 @@ std::shared_ptr<PendingOp> rma_accumulate(Window& w, const RmaCall& call) {
   check_rank(w, call.target, true);
   if (call.target == MPI_PROC_NULL) return nothing_sent();
   check_epoch(w, call.target, call.request_based);
+  // Nothing to combine (zero counts or zero-size types): no element types to match.
+  if (moves_no_data(call.origin_count, call.origin_type) && moves_no_data(call.target_count, call.target_type))
+    return nothing_sent();
   MPI_Datatype element = element_of(call.origin_type);
   if (element == MPI_DATATYPE_NULL || element_of(call.target_type) != element) {
     if (call.op == MPI_REPLACE) return rma_put(w, call);  // a put, element by element
@@ -682,6 +832,9 @@ std::shared_ptr<PendingOp> rma_get_accumulate(Window& w, const RmaCall& call) {
   check_rank(w, call.target, true);
   if (call.target == MPI_PROC_NULL) return nothing_sent();
   check_epoch(w, call.target, call.request_based);
+  if ((no_op || moves_no_data(call.origin_count, call.origin_type)) &&
+      moves_no_data(call.target_count, call.target_type) && moves_no_data(call.result_count, call.result_type))
+    return nothing_sent();
   MPI_Datatype element = element_of(call.target_type);
   bool same = element != MPI_DATATYPE_NULL && element_of(call.result_type) == element &&
               (no_op || element_of(call.origin_type) == element);

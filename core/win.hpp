@@ -79,8 +79,13 @@ struct Window {
   MPI_Aint bytes = 0;
   int disp_unit = 1;
   int flavor = 0;  // MPI_WIN_FLAVOR_*
-  int model = 0;   // MPI_WIN_SEPARATE
+  int model = 0;   // MPI_WIN_SEPARATE (MPI_WIN_UNIFIED for shared windows)
   std::unique_ptr<std::byte[]> allocated;  // MPI_Win_allocate's memory
+  // MPI_Win_allocate_shared: the whole node segment (every member's memory,
+  // contiguous in rank order), unmapped when the window is destroyed, and
+  // each member's offset in it.
+  std::shared_ptr<std::byte> shared_segment;
+  std::vector<MPI_Aint> shared_offset;
   // Every member's size and displacement unit, for range checks at the origin.
   std::vector<MPI_Aint> target_bytes;
   std::vector<int> target_disp_unit;
@@ -89,6 +94,11 @@ struct Window {
 
   std::string name;
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
+  // The MPI-3.1 window hints given at creation or by MPI_Win_set_info
+  // (others are ignored), reported by MPI_Win_get_info with the defaults.
+  // None changes what the implementation does: it already gives the
+  // strictest accumulate ordering and supports every operation.
+  std::map<std::string, std::string> hints;
 
   // ---- origin side ----
   std::vector<std::shared_ptr<PendingOp>> pending;
@@ -123,6 +133,13 @@ Window& window(MPI_Win handle);  // throws MpiError(MPI_ERR_WIN)
 MPI_Win win_create(void* base, MPI_Aint bytes, int disp_unit, Comm& comm);
 MPI_Win win_allocate(MPI_Aint bytes, int disp_unit, Comm& comm, void* baseptr);
 MPI_Win win_create_dynamic(Comm& comm);
+// Every member's memory in one POSIX shared-memory segment: all members must
+// be on one host (MPI_ERR_RMA_SHARED otherwise).  The segment's name is
+// unlinked before the call returns, so nothing is left in /dev/shm.
+MPI_Win win_allocate_shared(MPI_Aint bytes, int disp_unit, Comm& comm, void* baseptr);
+// MPI_Win_shared_query: rank's segment (MPI_PROC_NULL: the lowest rank with
+// a non-empty one).
+void win_shared_query(const Window& w, int rank, MPI_Aint* bytes, int* disp_unit, void* baseptr);
 void win_attach(Window& w, void* base, MPI_Aint bytes);
 void win_detach(Window& w, const void* base);
 void win_free(MPI_Win handle);

@@ -4,6 +4,8 @@
 // handler (win_call); window creation reports to the communicator's.
 #include <atomic>
 #include <cstring>
+#include <map>
+#include <string>
 #include <memory>
 #include <new>
 
@@ -24,6 +26,7 @@ namespace {
 
 template <class Body>
 int win_call(MPI_Win win, const char* function, Body&& body) noexcept {
+  ApiLock lock;  // MPI_THREAD_MULTIPLE: every MPI call holds the big lock
   try {
     require_initialized(function);
     body();
@@ -47,6 +50,19 @@ void check_info(MPI_Info handle) {
   if (handle != MPI_INFO_NULL) info(handle);
 }
 
+// The window hints of MPI-3.1 11.2.1 and 11.2.3 (alloc_shared_noncontig for
+// shared windows only); other keys are ignored.
+void remember_hints(Window& w, MPI_Info handle) {
+  if (handle == MPI_INFO_NULL) return;
+  static const char* const keys[] = {"no_locks", "accumulate_ordering", "accumulate_ops", "same_size",
+                                     "same_disp_unit", "alloc_shared_noncontig"};
+  const Info& given = info(handle);
+  for (const char* key : keys) {
+    if (std::strcmp(key, "alloc_shared_noncontig") == 0 && w.flavor != MPI_WIN_FLAVOR_SHARED) continue;
+    if (auto value = given.get(key)) w.hints[key] = *value;
+  }
+}
+
 MPI_Request issue_request(Window& w, std::shared_ptr<PendingOp> op, MPI_Request* request) {
   require_out(request, "request");
   return *request = rma_request(w, std::move(op));
@@ -63,6 +79,7 @@ extern "C" int PMPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Inf
     require_out(win, "win");
     check_info(info_handle);
     *win = win_create(base, size, disp_unit, comm(comm_handle));
+    remember_hints(window(*win), info_handle);
   });
 }
 GRIDMPI_WEAK(Win_create)
@@ -74,6 +91,7 @@ extern "C" int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info_han
     require_out(win, "win");
     check_info(info_handle);
     *win = win_allocate(size, disp_unit, comm(comm_handle), baseptr);
+    remember_hints(window(*win), info_handle);
   });
 }
 GRIDMPI_WEAK(Win_allocate)
@@ -84,9 +102,32 @@ extern "C" int PMPI_Win_create_dynamic(MPI_Info info_handle, MPI_Comm comm_handl
     require_out(win, "win");
     check_info(info_handle);
     *win = win_create_dynamic(comm(comm_handle));
+    remember_hints(window(*win), info_handle);
   });
 }
 GRIDMPI_WEAK(Win_create_dynamic)
+
+extern "C" int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info_handle, MPI_Comm comm_handle,
+                                        void* baseptr, MPI_Win* win) {
+  return api_call(comm_handle, "MPI_Win_allocate_shared", [&] {
+    require_initialized("MPI_Win_allocate_shared");
+    require_out(win, "win");
+    check_info(info_handle);  // alloc_shared_noncontig may be given; the memory is contiguous anyway
+    *win = win_allocate_shared(size, disp_unit, comm(comm_handle), baseptr);
+    remember_hints(window(*win), info_handle);
+  });
+}
+GRIDMPI_WEAK(Win_allocate_shared)
+
+extern "C" int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, void* baseptr) {
+  return win_call(win, "MPI_Win_shared_query", [&] {
+    require_out(size, "size");
+    require_out(disp_unit, "disp_unit");
+    require_out(baseptr, "baseptr");
+    win_shared_query(window(win), rank, size, disp_unit, baseptr);
+  });
+}
+GRIDMPI_WEAK(Win_shared_query)
 
 extern "C" int PMPI_Win_attach(MPI_Win win, void* base, MPI_Aint size) {
   return win_call(win, "MPI_Win_attach", [&] { win_attach(window(win), base, size); });
@@ -136,11 +177,12 @@ extern "C" int PMPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen) {
 }
 GRIDMPI_WEAK(Win_get_name)
 
-// No window hints are acted on: set_info accepts any, get_info returns none.
+// Window hints are remembered and reported (with the defaults), never acted on.
 extern "C" int PMPI_Win_set_info(MPI_Win win, MPI_Info info_handle) {
   return win_call(win, "MPI_Win_set_info", [&] {
-    window(win);
+    Window& w = window(win);
     check_info(info_handle);
+    remember_hints(w, info_handle);
   });
 }
 GRIDMPI_WEAK(Win_set_info)
@@ -150,6 +192,15 @@ extern "C" int PMPI_Win_get_info(MPI_Win win, MPI_Info* info_used) {
     window(win);
     require_out(info_used, "info_used");
     auto fresh = std::make_unique<Info>();
+    const Window& w = window(win);
+    std::map<std::string, std::string> hints = w.hints;
+    hints.emplace("no_locks", "false");
+    hints.emplace("accumulate_ordering", "rar,raw,war,waw");
+    hints.emplace("accumulate_ops", "same_op_no_op");
+    hints.emplace("same_size", "false");
+    hints.emplace("same_disp_unit", "false");
+    if (w.flavor == MPI_WIN_FLAVOR_SHARED) hints.emplace("alloc_shared_noncontig", "false");
+    for (const auto& [key, value] : hints) fresh->set(key, value);
     Info* raw = fresh.get();
     raw->handle = info_table().add(std::move(fresh));
     *info_used = raw->handle;
