@@ -39,6 +39,8 @@ extern "C" int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count,
     require(count >= 0, MPI_ERR_COUNT, "count is negative");
     require(inbuf != MPI_IN_PLACE && inoutbuf != MPI_IN_PLACE, MPI_ERR_BUFFER,
             "MPI_IN_PLACE is not allowed in MPI_Reduce_local");
+    require(count == 0 || inbuf != inoutbuf, MPI_ERR_BUFFER,
+            "inbuf and inoutbuf are the same buffer; MPI_Reduce_local needs two distinct buffers");
     core::committed_datatype(datatype);
     const core::Op& o = core::op(op);
     core::check_op(op, datatype);

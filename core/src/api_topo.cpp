@@ -202,6 +202,7 @@ extern "C" int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], 
     require_array(dims, ndims, "dims");
     require_array(periods, ndims, "periods");
     require_out(comm_cart, "comm_cart");
+    *comm_cart = MPI_COMM_NULL;  // what a caller that gets an error code sees
     std::size_t n = static_cast<std::size_t>(ndims);
     Topology t = core::make_cart({dims, n}, {periods, n});
     int size = core::cart_size(t.dims);
@@ -334,6 +335,7 @@ extern "C" int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[
   return core::api_call(comm_old, "MPI_Graph_create", [&] {
     Comm& parent = intracomm(comm_old, "MPI_Graph_create");
     require_out(comm_graph, "comm_graph");
+    *comm_graph = MPI_COMM_NULL;  // what a caller that gets an error code sees
     Topology t = checked_graph(parent, nnodes, index, edges);
     *comm_graph = first_ranks(parent, nnodes, std::move(t));
   });

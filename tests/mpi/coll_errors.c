@@ -2,7 +2,8 @@
  * class under MPI_ERRORS_RETURN (every rank makes the same mistake, so no
  * rank is left waiting): invalid root -> MPI_ERR_ROOT, invalid op ->
  * MPI_ERR_OP, negative count -> MPI_ERR_COUNT, invalid datatype ->
- * MPI_ERR_TYPE, MPI_COMM_NULL -> MPI_ERR_COMM.  A valid call afterwards
+ * MPI_ERR_TYPE, MPI_COMM_NULL -> MPI_ERR_COMM; MPI_Reduce_local with
+ * MPI_IN_PLACE or aliased buffers -> MPI_ERR_BUFFER.  A valid call afterwards
  * still works. */
 #include "coll_common.h"
 
@@ -20,6 +21,14 @@
 #define COUNT_CHECK(call, cls) ((void)0)
 #else
 #define COUNT_CHECK(call, cls) EXPECT_CLASS(call, cls)
+#endif
+
+/* Open MPI checks neither MPI_IN_PLACE nor aliased buffers in
+ * MPI_Reduce_local (it crashes). */
+#ifdef OPEN_MPI
+#define ALIAS_CHECK(call, cls) ((void)0)
+#else
+#define ALIAS_CHECK(call, cls) EXPECT_CLASS(call, cls)
 #endif
 
 int main(int argc, char **argv)
@@ -50,6 +59,14 @@ int main(int argc, char **argv)
     EXPECT_CLASS(MPI_Scatter(big, 1, MPI_INT, out, 1, MPI_INT, p, MPI_COMM_WORLD), MPI_ERR_ROOT);
     COUNT_CHECK(MPI_Allgather(in, -1, MPI_INT, big, -1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_COUNT);
     COUNT_CHECK(MPI_Alltoall(big, -1, MPI_INT, out, -1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_COUNT);
+
+    /* MPI_Reduce_local: no MPI_IN_PLACE, no aliased buffers (MPI_ERR_BUFFER). */
+    ALIAS_CHECK(MPI_Reduce_local(MPI_IN_PLACE, out, 1, MPI_INT, MPI_SUM), MPI_ERR_BUFFER);
+    ALIAS_CHECK(MPI_Reduce_local(in, MPI_IN_PLACE, 1, MPI_INT, MPI_SUM), MPI_ERR_BUFFER);
+    ALIAS_CHECK(MPI_Reduce_local(out, out, 2, MPI_INT, MPI_SUM), MPI_ERR_BUFFER);
+    out[0] = 10;
+    E(MPI_Reduce_local(in, out, 1, MPI_INT, MPI_SUM));
+    CHECK_INT("MPI_Reduce_local after errors", 10 + in[0], out[0]);
 
     /* The communicator still works after the errors. */
     in[0] = mt_rank;

@@ -39,6 +39,15 @@ static void dims_create_cases(void)
     dims[1] = 0;
     rc = MPI_Dims_create(6, 2, dims);
     CHECK_INT("MPI_Dims_create(6, 2, {4,0}) error class", MPI_ERR_DIMS, mt_class(rc));
+    {   /* a grid larger than the communicator: an error, and no communicator */
+        MPI_Comm cart = MPI_COMM_WORLD;
+        int big[2] = {mt_size + 1, 1}, per[2] = {0, 0};
+        rc = MPI_Cart_create(MPI_COMM_WORLD, 2, big, per, 0, &cart);
+        CHECK(rc != MPI_SUCCESS, "MPI_Cart_create of a grid larger than the communicator succeeded");
+#ifndef OPEN_MPI /* Open MPI leaves comm_cart unchanged */
+        CHECK(cart == MPI_COMM_NULL, "MPI_Cart_create failed but did not set comm_cart to MPI_COMM_NULL");
+#endif
+    }
     E(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
 }
 

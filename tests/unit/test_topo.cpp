@@ -48,6 +48,11 @@ TEST_CASE("dims_create: balanced, non-increasing", "[topo]") {
   CHECK(dims_of(36, {0, 0, 0, 0}) == std::vector<int>{3, 3, 2, 2});
   // Greedy prime assignment would give 12x6.
   CHECK(dims_of(72, {0, 0}) == std::vector<int>{9, 8});
+  // Equal spreads: the largest smallest factor, then the largest next one.
+  CHECK(dims_of(5040, {0, 0, 0}) == std::vector<int>{21, 16, 15});
+  CHECK(dims_of(10800, {0, 0, 0}) == std::vector<int>{27, 20, 20});
+  CHECK(dims_of(7344, {0, 0, 0, 0}) == std::vector<int>{17, 9, 8, 6});
+  CHECK(dims_of(119952, {0, 0, 0, 0, 0}) == std::vector<int>{17, 14, 9, 8, 7});
   CHECK(dims_of(4, {0}) == std::vector<int>{4});
   CHECK(dims_of(8, {0, 0, 2}) == std::vector<int>{2, 2, 2});
   CHECK(dims_of(12, {0, 2, 0}) == std::vector<int>{3, 2, 2});
