@@ -215,24 +215,27 @@ using FortranQueryFn = void(MPI_Aint* extra_state, MPI_Fint* status, MPI_Fint* i
 using FortranFreeFn = void(MPI_Aint* extra_state, MPI_Fint* ierror);
 using FortranCancelFn = void(MPI_Aint* extra_state, MPI_Fint* complete, MPI_Fint* ierror);
 
+// The callbacks receive the caller's own EXTRA_STATE variable (its address is
+// kept, as MPICH and Open MPI do), so what a callback stores there is seen by
+// the program, e.g. a counter that the free callback updates.
 struct FortranGrequest {
   FortranQueryFn* query;
   FortranFreeFn* free;
   FortranCancelFn* cancel;
-  MPI_Aint extra_state;
+  MPI_Aint* extra_state;
 };
 
 int grequest_query(void* extra, MPI_Status* status) {
   auto* g = static_cast<FortranGrequest*>(extra);
   MPI_Fint ierror = MPI_SUCCESS;
-  g->query(&g->extra_state, reinterpret_cast<MPI_Fint*>(status), &ierror);
+  g->query(g->extra_state, reinterpret_cast<MPI_Fint*>(status), &ierror);
   return ierror;
 }
 
 int grequest_free(void* extra) {
   auto* g = static_cast<FortranGrequest*>(extra);
   MPI_Fint ierror = MPI_SUCCESS;
-  g->free(&g->extra_state, &ierror);
+  g->free(g->extra_state, &ierror);
   delete g;  // the free callback is the request's last
   return ierror;
 }
@@ -240,7 +243,7 @@ int grequest_free(void* extra) {
 int grequest_cancel(void* extra, int complete) {
   auto* g = static_cast<FortranGrequest*>(extra);
   MPI_Fint ierror = MPI_SUCCESS, logical = complete != 0;
-  g->cancel(&g->extra_state, &logical, &ierror);
+  g->cancel(g->extra_state, &logical, &ierror);
   return ierror;
 }
 
@@ -493,16 +496,16 @@ void mpi_comm_null_delete_fn_(MPI_Fint*, MPI_Fint*, MPI_Aint*, MPI_Aint*, MPI_Fi
 
 // ---- generalized requests and the rest -------------------------------------
 
-void mpi_grequest_start_(FortranQueryFn* query, FortranFreeFn* free, FortranCancelFn* cancel, const MPI_Aint* extra,
+void mpi_grequest_start_(FortranQueryFn* query, FortranFreeFn* free, FortranCancelFn* cancel, MPI_Aint* extra,
                          MPI_Fint* request, MPI_Fint* ierror) {
-  auto* g = new FortranGrequest{query, free, cancel, *extra};  // deleted by grequest_free
+  auto* g = new FortranGrequest{query, free, cancel, extra};  // deleted by grequest_free
   *ierror = call("MPI_Grequest_start", MPI_Grequest_start, grequest_query, grequest_free, grequest_cancel,
                  static_cast<void*>(g), request);
   if (*ierror != MPI_SUCCESS) delete g;
 }
 void pmpi_grequest_start_(FortranQueryFn* query, FortranFreeFn* free, FortranCancelFn* cancel,
-                          const MPI_Aint* extra, MPI_Fint* request, MPI_Fint* ierror) {
-  auto* g = new FortranGrequest{query, free, cancel, *extra};
+                          MPI_Aint* extra, MPI_Fint* request, MPI_Fint* ierror) {
+  auto* g = new FortranGrequest{query, free, cancel, extra};
   *ierror = call("MPI_Grequest_start", PMPI_Grequest_start, grequest_query, grequest_free, grequest_cancel,
                  static_cast<void*>(g), request);
   if (*ierror != MPI_SUCCESS) delete g;
@@ -520,5 +523,34 @@ void pmpi_buffer_detach_(void*, MPI_Fint* size, MPI_Fint* ierror) {
   *ierror = call("MPI_Buffer_detach", PMPI_Buffer_detach, static_cast<void*>(&address), size);
 }
 GRIDMPI_FORTRAN_ALIASES(buffer_detach)
+
+// ---- MPI_SIZEOF (MPI-3.1 17.1.9) -----------------------------------------
+// A generic of the `mpi` module (mpi.f90): one specific per type and kind,
+// each an assumed-rank dummy (the descriptor is ignored here), so the size
+// comes from the interface that the compiler picked.
+#define GRIDMPI_FORTRAN_SIZEOF(suffix, bytes)                                          \
+  void mpi_sizeof_##suffix##_(const void*, MPI_Fint* size, MPI_Fint* ierror) {         \
+    *size = (bytes);                                                                  \
+    *ierror = MPI_SUCCESS;                                                            \
+  }                                                                                   \
+  void pmpi_sizeof_##suffix##_(const void*, MPI_Fint* size, MPI_Fint* ierror) {        \
+    *size = (bytes);                                                                  \
+    *ierror = MPI_SUCCESS;                                                            \
+  }
+GRIDMPI_FORTRAN_SIZEOF(integer1, 1)
+GRIDMPI_FORTRAN_SIZEOF(integer2, 2)
+GRIDMPI_FORTRAN_SIZEOF(integer4, 4)
+GRIDMPI_FORTRAN_SIZEOF(integer8, 8)
+GRIDMPI_FORTRAN_SIZEOF(real4, 4)
+GRIDMPI_FORTRAN_SIZEOF(real8, 8)
+GRIDMPI_FORTRAN_SIZEOF(real16, 16)
+GRIDMPI_FORTRAN_SIZEOF(complex8, 8)
+GRIDMPI_FORTRAN_SIZEOF(complex16, 16)
+GRIDMPI_FORTRAN_SIZEOF(complex32, 32)
+GRIDMPI_FORTRAN_SIZEOF(logical1, 1)
+GRIDMPI_FORTRAN_SIZEOF(logical2, 2)
+GRIDMPI_FORTRAN_SIZEOF(logical4, 4)
+GRIDMPI_FORTRAN_SIZEOF(logical8, 8)
+GRIDMPI_FORTRAN_SIZEOF(character1, 1)  // the hidden length argument is not needed
 
 }  // extern "C"

@@ -47,10 +47,11 @@ inline MPI_Status* status(MPI_Fint* p) {
 
 inline int* errcodes(MPI_Fint* p) { return p == mpi_fortran_errcodes_ignore_ ? MPI_ERRCODES_IGNORE : p; }
 
+// MPI_UNWEIGHTED / MPI_WEIGHTS_EMPTY of mpi.h are the very COMMON blocks of
+// mpif.h, so weights arrays pass through unchanged.
+static_assert(MPI_UNWEIGHTED == +mpi_fortran_unweighted_ && MPI_WEIGHTS_EMPTY == +mpi_fortran_weights_empty_);
 template <class Int>
 Int* weights(Int* p) {
-  if (p == mpi_fortran_unweighted_) return MPI_UNWEIGHTED;
-  if (p == mpi_fortran_weights_empty_) return MPI_WEIGHTS_EMPTY;
   return p;
 }
 

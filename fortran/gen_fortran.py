@@ -295,7 +295,14 @@ class Binding:
                                    % (n, n, n, trim))
             else:
                 self.before.append("gridmpi::fortran::OutString %s_c(%s, %s_len);" % (n, n, n))
-                self.after.append("%s_c.copy_out();" % n)
+                # Only a value actually returned is copied: on an error, or
+                # when a LOGICAL flag says "not found" (Info_get), the
+                # program's variable keeps its contents.
+                cond = "*ierror == MPI_SUCCESS"
+                for q in d.params:
+                    if q.name in LOGICAL_OUT and q.base == "int" and q.stars == 1 and not q.const:
+                        cond += " && *%s" % q.name
+                self.after.append("if (%s) %s_c.copy_out();" % (cond, n))
             self.args.append("%s_c.c_str()" % n)
         elif p.base == "MPI_Status" and p.indirect == 1:
             if p.const:
@@ -458,8 +465,11 @@ def write_mpif(path, header_path, text, status_size, status_fields):
         w(fortran_line("COMMON /%s/ %s" % (block, var)))
         w(fortran_line("SAVE /%s/" % block))
     w("! functions")
-    w(fortran_line("DOUBLE PRECISION MPI_WTIME, MPI_WTICK"))
-    w(fortran_line("DOUBLE PRECISION PMPI_WTIME, PMPI_WTICK"))
+    # REAL(KIND=8), not DOUBLE PRECISION: -fdefault-real-8 (NPB make.def
+    # files use it) promotes DOUBLE PRECISION to 16 bytes, but the C
+    # functions still return a double.
+    w(fortran_line("REAL(KIND=8) MPI_WTIME, MPI_WTICK"))
+    w(fortran_line("REAL(KIND=8) PMPI_WTIME, PMPI_WTICK"))
     w(fortran_line("EXTERNAL MPI_WTIME, MPI_WTICK, PMPI_WTIME, PMPI_WTICK"))
     w(fortran_line("INTEGER(KIND=MPI_ADDRESS_KIND) MPI_AINT_ADD"))
     w(fortran_line("INTEGER(KIND=MPI_ADDRESS_KIND) MPI_AINT_DIFF"))

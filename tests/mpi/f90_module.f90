@@ -49,6 +49,37 @@ program f90module
   t2 = MPI_Wtime()
   call mt_check_true('wtime', t2 >= t1)
   call mt_check_int('MPI_STATUS_SIZE is at least 3', min(MPI_STATUS_SIZE, 3), 3)
+  ! MPI_SIZEOF (a generic of the module) agrees with MPI_TYPE_SIZE, for
+  ! scalars and arrays
+  block
+    integer :: isz, tsz, iv(3)
+    real :: r
+    complex :: c
+    logical :: l
+    integer(kind=8) :: i8
+    call MPI_Sizeof(iv, isz, ierr)
+    call MPI_Type_size(MPI_INTEGER, tsz, ierr)
+    call mt_check_int('sizeof integer array', isz, tsz)
+    call MPI_Sizeof(r, isz, ierr)
+    call MPI_Type_size(MPI_REAL, tsz, ierr)
+    call mt_check_int('sizeof real', isz, tsz)
+    call MPI_Sizeof(dvals, isz, ierr)
+    call MPI_Type_size(MPI_DOUBLE_PRECISION, tsz, ierr)
+    call mt_check_int('sizeof double precision', isz, tsz)
+    call MPI_Sizeof(c, isz, ierr)
+    call MPI_Type_size(MPI_COMPLEX, tsz, ierr)
+    call mt_check_int('sizeof complex', isz, tsz)
+    call MPI_Sizeof(l, isz, ierr)
+    call MPI_Type_size(MPI_LOGICAL, tsz, ierr)
+    call mt_check_int('sizeof logical', isz, tsz)
+    call MPI_Sizeof(estring, isz, ierr)
+    call MPI_Type_size(MPI_CHARACTER, tsz, ierr)
+    call mt_check_int('sizeof character', isz, tsz)
+    call MPI_Sizeof(i8, isz, ierr)
+    call mt_check_int('sizeof integer(8)', isz, 8)
+    call mt_check_int('sizeof ierror', ierr, MPI_SUCCESS)
+  end block
+
   call mt_finish()
 end program f90module
 
