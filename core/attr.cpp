@@ -46,11 +46,13 @@ const char* kind_name(KeyvalKind kind) {
   return "?";
 }
 
-// A keyval that may be used for a new set/get of the given kind.
+// A keyval that may be used for a set/get/delete of the given kind.  A keyval
+// freed by the user stays usable while attributes still hold it (MPI-3.1
+// 6.7.2: it is only actually freed when its last attribute is deleted), as
+// MPICH and Open MPI allow; once gone, its handle is invalid.
 Keyval& usable_keyval(int keyval, KeyvalKind kind) {
   Keyval* k = keyval_table().find(keyval);
-  if (!k || k->freed)
-    throw MpiError(MPI_ERR_KEYVAL, fmt::format("invalid or freed keyval {}", keyval));
+  if (!k) throw MpiError(MPI_ERR_KEYVAL, fmt::format("invalid or freed keyval {}", keyval));
   if (k->kind != kind)
     throw MpiError(MPI_ERR_KEYVAL, fmt::format("keyval {} is a {} keyval, not a {} keyval", keyval,
                                                kind_name(k->kind), kind_name(kind)));
@@ -145,8 +147,12 @@ void free_keyval(int* keyval, KeyvalKind kind) {
   if (k && k->predefined)
     throw MpiError(MPI_ERR_KEYVAL, fmt::format("cannot free predefined keyval {}", *keyval));
   Keyval& usable = usable_keyval(*keyval, kind);
-  usable.freed = true;
-  drop_keyval_reference(*keyval);
+  // Freeing again while attributes keep it alive (e.g. from a delete
+  // callback) drops nothing more.
+  if (!usable.freed) {
+    usable.freed = true;
+    drop_keyval_reference(*keyval);
+  }
   *keyval = MPI_KEYVAL_INVALID;
 }
 

@@ -13,6 +13,7 @@
 // broadcasts the result.
 #include <algorithm>
 #include <bit>
+#include <functional>
 
 #include <fmt/format.h>
 
@@ -128,16 +129,78 @@ void exchange_with(Comm& c, std::uint32_t context, int peer, int tag, const void
     throw MpiError(error, fmt::format("exchange with rank {} (tag {}) failed: {}", peer, tag, error_string(error)));
 }
 
-// An intercommunicator and its hidden local intracommunicator, from two
-// agreed context ids (the same in both groups; the groups are disjoint, so
-// the second id can serve both sides' local communicators).
-MPI_Comm make_intercomm(const ContextPool::Mask& agreed, std::shared_ptr<Group> local,
-                        std::shared_ptr<Group> remote) {
+// ---- begin MPI_THREAD_MULTIPLE context agreement, other paths (owner: threads) ----
+// Agreements that are not one allreduce on one intracommunicator
+// (intercommunicators, MPI_Comm_create_group) get the same protection as
+// agree_on_context_threaded.  and_all ANDs `count` words in place over every
+// process taking part.
+using AndAll = std::function<void(std::uint64_t* words, int count)>;
+
+// Takes n distinct id pairs from `agreed` (a mask already ANDed over every
+// process), reserved here when member.  Under MPI_THREAD_MULTIPLE another
+// thread may have taken one of them while the agreement waited: every
+// process then says whether its pairs were still free, and on failure all
+// agree again on a fresh mask with candidates seeded by `seed` (equal in
+// every process).
+std::vector<std::uint32_t> settle_contexts(ContextPool::Mask agreed, int n, bool member, std::uint32_t seed,
+                                           const AndAll& and_all) {
   ContextPool& pool = context_pool();
-  ContextPool::Mask rest = agreed;
-  std::uint32_t inter_id = pool.take_lowest(rest, true);
-  clear_pair(rest, inter_id);
-  std::uint32_t local_id = pool.take_lowest(rest, true);
+  const bool threaded = big_lock().enabled();
+  for (int round = 0;; ++round) {
+    if (round > 0) {
+      agreed = pool.free_mask();
+      and_all(agreed.data(), ContextPool::words);
+    }
+    std::vector<std::uint32_t> ids;
+    ContextPool::Mask rest = agreed;
+    for (int k = 0; k < n; ++k) {
+      ids.push_back(pick_candidate(rest, seed, round == 0 ? 0 : round * n + k));
+      clear_pair(rest, ids.back());
+    }
+    bool free_here = !member || std::all_of(ids.begin(), ids.end(), [&](std::uint32_t id) { return pool.is_free(id); });
+    if (!threaded && !free_here)
+      throw MpiError(MPI_ERR_INTERN, "the agreed communicator context id is already in use here");
+    if (member && free_here)
+      for (std::uint32_t id : ids) pool.reserve(id);
+    if (!threaded) return ids;
+    std::uint64_t free_everywhere = free_here ? 1 : 0;
+    and_all(&free_everywhere, 1);
+    if (free_everywhere) return ids;
+    if (member && free_here)
+      for (std::uint32_t id : ids) pool.release(id);
+  }
+}
+
+// AND over both groups of an intercommunicator that is being built or used:
+// each group ANDs on `local`, the leaders swap results over (peer, context,
+// tag), and each leader broadcasts the result in its group.
+void and_across(Comm& local, int leader, Comm& peer, std::uint32_t context, int remote_leader, int tag,
+                std::uint64_t* words, int count) {
+  std::vector<std::uint64_t> mine(words, words + count);
+  if (local.size > 1) coll::allreduce(mine.data(), words, count, MPI_UINT64_T, MPI_BAND, local);
+  if (local.rank == leader) {
+    std::vector<std::uint64_t> theirs(static_cast<std::size_t>(count));
+    std::copy(words, words + count, mine.begin());
+    exchange_with(peer, context, remote_leader, tag, mine.data(), count, theirs.data(), count, MPI_UINT64_T);
+    for (int i = 0; i < count; ++i) words[i] &= theirs[static_cast<std::size_t>(i)];
+  }
+  if (local.size > 1) coll::bcast(words, count, MPI_UINT64_T, leader, local);
+}
+
+AndAll and_over(Comm& intercomm) {
+  return [&intercomm](std::uint64_t* words, int count) {
+    and_across(comm(intercomm.local_comm), 0, intercomm, intercomm.coll_context(), 0, leader_tag, words, count);
+  };
+}
+// ---- end MPI_THREAD_MULTIPLE context agreement, other paths ----
+
+// An intercommunicator and its hidden local intracommunicator, from two
+// agreed and reserved context ids (the same in both groups; the groups are
+// disjoint, so the second id can serve both sides' local communicators).
+MPI_Comm make_intercomm(const std::vector<std::uint32_t>& ids, std::shared_ptr<Group> local,
+                        std::shared_ptr<Group> remote) {
+  std::uint32_t inter_id = ids.at(0);
+  std::uint32_t local_id = ids.at(1);
   Comm& local_comm = make_comm(MPI_COMM_NULL, local_id, local);
   local_comm.name = "intercommunicator local group";
   Comm& inter = make_comm(MPI_COMM_NULL, inter_id, std::move(local));
@@ -169,6 +232,93 @@ std::pair<ContextPool::Mask, int> agree_across(Comm& intercomm, int value) {
   if (local.size > 1) coll::bcast(message.data(), ContextPool::words + 1, MPI_UINT64_T, 0, local);
   std::copy(message.begin(), message.begin() + ContextPool::words, mask.begin());
   return {mask, static_cast<int>(static_cast<std::int64_t>(message[ContextPool::words]))};
+}
+
+// Intercommunicators: every local process passes the same `mine`; every
+// process gets the remote side's (the leaders swap them on the collective
+// context, then each leader broadcasts in its group).
+std::vector<std::int64_t> swap_with_remote(Comm& intercomm, std::vector<std::int64_t> mine) {
+  Comm& local = comm(intercomm.local_comm);
+  std::int64_t remote_size = 0;
+  std::vector<std::int64_t> theirs;
+  if (local.rank == 0) {
+    auto my_size = static_cast<std::int64_t>(mine.size());
+    exchange_with(intercomm, intercomm.coll_context(), 0, leader_tag, &my_size, 1, &remote_size, 1, MPI_INT64_T);
+    theirs.resize(static_cast<std::size_t>(remote_size));
+    exchange_with(intercomm, intercomm.coll_context(), 0, leader_tag, mine.data(), static_cast<int>(mine.size()),
+                  theirs.data(), static_cast<int>(remote_size), MPI_INT64_T);
+  }
+  if (local.size > 1) {
+    coll::bcast(&remote_size, 1, MPI_INT64_T, 0, local);
+    theirs.resize(static_cast<std::size_t>(remote_size));
+    coll::bcast(theirs.data(), static_cast<int>(remote_size), MPI_INT64_T, 0, local);
+  }
+  return theirs;
+}
+
+// MPI_Comm_split on an intercommunicator (MPI-3.1 6.4.2): the local and
+// remote processes of one color form a new intercommunicator, each side
+// ordered by key; MPI_COMM_NULL when either side has none of the color.
+MPI_Comm intercomm_split(Comm& parent, int color, int key) {
+  Comm& local = comm(parent.local_comm);
+  std::vector<int> color_key(2 * static_cast<size_t>(local.size));
+  if (local.size == 1) {
+    color_key = {color, key};
+  } else {
+    int mine[2] = {color, key};
+    coll::allgather(mine, 2, MPI_INT, color_key.data(), 2, MPI_INT, local);
+  }
+  std::vector<std::int64_t> theirs = swap_with_remote(parent, std::vector<std::int64_t>(color_key.begin(), color_key.end()));
+  // One mask free in every process of both sides: members of each color
+  // take the lowest two pairs of it (the colors' process sets are disjoint).
+  ContextPool::Mask agreed = agree_across(parent, 0).first;
+  auto members_of = [&](const Group& g, auto key_color, int n) {
+    std::vector<int> ranks;
+    for (int r = 0; r < n; ++r)
+      if (key_color(r).first == color) ranks.push_back(r);
+    std::stable_sort(ranks.begin(), ranks.end(),
+                     [&](int a, int b) { return key_color(a).second < key_color(b).second; });
+    std::vector<int> members;
+    for (int r : ranks) members.push_back(g.members[r]);
+    return members;
+  };
+  std::vector<int> local_members, remote_members;
+  if (color != MPI_UNDEFINED) {
+    local_members = members_of(
+        *parent.group, [&](int r) { return std::pair<int, int>(color_key[2 * r], color_key[2 * r + 1]); },
+        local.size);
+    remote_members = members_of(
+        *parent.remote_group,
+        [&](int r) {
+          return std::pair<int, int>(static_cast<int>(theirs[2 * r]), static_cast<int>(theirs[2 * r + 1]));
+        },
+        parent.remote_group->size());
+  }
+  const bool member = color != MPI_UNDEFINED && !remote_members.empty();
+  std::vector<std::uint32_t> ids = settle_contexts(agreed, 2, member, parent.context_id, and_over(parent));
+  if (!member) return MPI_COMM_NULL;
+  auto lg = std::make_shared<Group>(make_group(std::move(local_members), my_world_rank()));
+  auto rg = std::make_shared<Group>(make_group(std::move(remote_members), my_world_rank()));
+  return make_intercomm(ids, std::move(lg), std::move(rg));
+}
+
+// MPI_Comm_create on an intercommunicator (MPI-3.1 6.4.2): each side passes
+// a subgroup of its local group; the result joins the two subgroups
+// (MPI_COMM_NULL for non-members and when either subgroup is empty).
+MPI_Comm intercomm_create_subset(Comm& parent, const Group& g) {
+  for (int w : g.members)
+    if (parent.group->rank_of_world(w) == MPI_UNDEFINED)
+      throw MpiError(MPI_ERR_GROUP,
+                     fmt::format("the group contains world rank {}, which is not in the local group", w));
+  std::vector<std::int64_t> theirs =
+      swap_with_remote(parent, std::vector<std::int64_t>(g.members.begin(), g.members.end()));
+  ContextPool::Mask agreed = agree_across(parent, 0).first;
+  const bool member = g.rank_of_world(my_world_rank()) != MPI_UNDEFINED && !theirs.empty();
+  std::vector<std::uint32_t> ids = settle_contexts(agreed, 2, member, parent.context_id, and_over(parent));
+  if (!member) return MPI_COMM_NULL;
+  auto lg = std::make_shared<Group>(make_group(g.members, my_world_rank()));
+  auto rg = std::make_shared<Group>(make_group(std::vector<int>(theirs.begin(), theirs.end()), my_world_rank()));
+  return make_intercomm(ids, std::move(lg), std::move(rg));
 }
 
 }  // namespace
@@ -227,6 +377,7 @@ Comm& comm(MPI_Comm handle) {
     if (handle == MPI_COMM_NULL) throw MpiError(MPI_ERR_COMM, "the communicator is MPI_COMM_NULL");
     throw MpiError(MPI_ERR_COMM, fmt::format("invalid communicator {}", handle));
   }
+  if (c->freed) throw MpiError(MPI_ERR_COMM, fmt::format("communicator {} has been freed", handle));
   return *c;
 }
 
@@ -277,7 +428,8 @@ MPI_Comm comm_dup(Comm& parent) {
   MPI_Comm handle;
   if (parent.is_inter()) {
     ContextPool::Mask agreed = agree_across(parent, 0).first;
-    handle = make_intercomm(agreed, parent.group, parent.remote_group);
+    handle = make_intercomm(settle_contexts(agreed, 2, true, parent.context_id, and_over(parent)), parent.group,
+                            parent.remote_group);
   } else {
     handle = make_comm(MPI_COMM_NULL, agree_on_context(parent, true), parent.group).handle;
   }
@@ -299,9 +451,12 @@ MPI_Comm comm_dup(Comm& parent) {
 }
 
 MPI_Comm comm_split(Comm& parent, int color, int key) {
-  require_intra(parent, "MPI_Comm_split");
   if (color < 0 && color != MPI_UNDEFINED)
     throw MpiError(MPI_ERR_ARG, fmt::format("color {} is negative (and not MPI_UNDEFINED)", color));
+  if (parent.is_inter()) {
+    MPI_Comm handle = intercomm_split(parent, color, key);
+    return handle == MPI_COMM_NULL ? handle : inherit_errhandler(parent, handle);
+  }
   std::vector<int> color_key(2 * static_cast<size_t>(parent.size));
   if (parent.size == 1) {
     color_key = {color, key};
@@ -325,7 +480,10 @@ MPI_Comm comm_split(Comm& parent, int color, int key) {
 }
 
 MPI_Comm comm_create(Comm& parent, const Group& g) {
-  require_intra(parent, "MPI_Comm_create");
+  if (parent.is_inter()) {
+    MPI_Comm handle = intercomm_create_subset(parent, g);
+    return handle == MPI_COMM_NULL ? handle : inherit_errhandler(parent, handle);
+  }
   for (int w : g.members)
     if (parent.group->rank_of_world(w) == MPI_UNDEFINED)
       throw MpiError(MPI_ERR_GROUP,
@@ -353,28 +511,29 @@ MPI_Comm comm_create_group(Comm& parent, const Group& g, int tag) {
   }
   // Distinct user tags keep concurrent calls with overlapping groups apart.
   const int internal_tag = (1 << 30) | (tag & ((1 << 30) - 1));
-  ContextPool& pool = context_pool();
-  ContextPool::Mask mask = pool.free_mask();
   // Binomial reduce (AND) to group rank 0, then binomial broadcast back.
-  for (int step = 1; step < n; step <<= 1) {
-    if (me & step) {
-      coll::send(mask.data(), ContextPool::words, MPI_UINT64_T, parent_rank[me - step], internal_tag, parent);
-      break;
+  AndAll and_all = [&](std::uint64_t* words, int count) {
+    std::vector<std::uint64_t> other(static_cast<std::size_t>(count));
+    for (int step = 1; step < n; step <<= 1) {
+      if (me & step) {
+        coll::send(words, count, MPI_UINT64_T, parent_rank[me - step], internal_tag, parent);
+        break;
+      }
+      if (me + step < n) {
+        coll::recv(other.data(), count, MPI_UINT64_T, parent_rank[me + step], internal_tag, parent);
+        for (int w = 0; w < count; ++w) words[w] &= other[static_cast<std::size_t>(w)];
+      }
     }
-    if (me + step < n) {
-      ContextPool::Mask other{};
-      coll::recv(other.data(), ContextPool::words, MPI_UINT64_T, parent_rank[me + step], internal_tag, parent);
-      for (int w = 0; w < ContextPool::words; ++w) mask[w] &= other[w];
-    }
-  }
-  int step = 1;
-  while (step < n && !(me & step)) step <<= 1;
-  if (step < n)
-    coll::recv(mask.data(), ContextPool::words, MPI_UINT64_T, parent_rank[me - step], internal_tag, parent);
-  for (step >>= 1; step > 0; step >>= 1)
-    if (me + step < n)
-      coll::send(mask.data(), ContextPool::words, MPI_UINT64_T, parent_rank[me + step], internal_tag, parent);
-  std::uint32_t context_id = pool.take_lowest(mask, true);
+    int step = 1;
+    while (step < n && !(me & step)) step <<= 1;
+    if (step < n) coll::recv(words, count, MPI_UINT64_T, parent_rank[me - step], internal_tag, parent);
+    for (step >>= 1; step > 0; step >>= 1)
+      if (me + step < n) coll::send(words, count, MPI_UINT64_T, parent_rank[me + step], internal_tag, parent);
+  };
+  ContextPool::Mask mask = context_pool().free_mask();
+  and_all(mask.data(), ContextPool::words);
+  std::uint32_t seed = parent.context_id ^ static_cast<std::uint32_t>(internal_tag);
+  std::uint32_t context_id = settle_contexts(mask, 1, true, seed, and_all).front();
   auto group = std::make_shared<Group>(make_group(g.members, my_world_rank()));
   return inherit_errhandler(parent, make_comm(MPI_COMM_NULL, context_id, std::move(group)).handle);
 }
@@ -424,8 +583,14 @@ MPI_Comm intercomm_create(Comm& local_comm, int local_leader, Comm& peer_comm, i
   for (int w : remote_members)
     if (local_comm.group->rank_of_world(w) != MPI_UNDEFINED)
       throw MpiError(MPI_ERR_COMM, fmt::format("world rank {} is in both groups (they must be disjoint)", w));
+  // The confirmation rounds use the leaders' channel again (same tag, so in
+  // order); the tag is the only seed both groups share.
+  std::vector<std::uint32_t> ids =
+      settle_contexts(agreed, 2, true, static_cast<std::uint32_t>(tag), [&](std::uint64_t* words, int count) {
+        and_across(local_comm, local_leader, peer_comm, peer_comm.context_id, remote_leader, tag, words, count);
+      });
   auto remote = std::make_shared<Group>(make_group(std::move(remote_members), my_world_rank()));
-  return inherit_errhandler(local_comm, make_intercomm(agreed, local_comm.group, std::move(remote)));
+  return inherit_errhandler(local_comm, make_intercomm(ids, local_comm.group, std::move(remote)));
 }
 
 MPI_Comm intercomm_merge(Comm& intercomm, bool high) {
@@ -440,22 +605,57 @@ MPI_Comm intercomm_merge(Comm& intercomm, bool high) {
   const Group& second = local_first ? *intercomm.remote_group : *intercomm.group;
   std::vector<int> members = first.members;
   members.insert(members.end(), second.members.begin(), second.members.end());
-  std::uint32_t context_id = context_pool().take_lowest(agreed, true);
+  std::uint32_t context_id = settle_contexts(agreed, 1, true, intercomm.context_id, and_over(intercomm)).front();
   auto group = std::make_shared<Group>(make_group(std::move(members), my_world_rank()));
   return inherit_errhandler(intercomm, make_comm(MPI_COMM_NULL, context_id, std::move(group)).handle);
 }
+
+namespace {
+
+// The end of a communicator: its context, error handler, handle and hidden
+// local communicator go.  Runs when it is freed and no operation is pending.
+void destroy_comm(Comm& c) {
+  MPI_Comm handle = c.handle;
+  MPI_Comm local = c.local_comm;
+  context_pool().release(c.context_id);
+  release_errhandler(c.errhandler);
+  log().debug("communicator {} destroyed (context {})", handle, c.context_id);
+  comm_table().release(handle);
+  if (Comm* l = comm_table().find(local)) {
+    l->freed = true;
+    if (l->pending_operations == 0) destroy_comm(*l);
+  }
+}
+
+}  // namespace
 
 void comm_free(MPI_Comm handle) {
   if (handle == MPI_COMM_WORLD || handle == MPI_COMM_SELF)
     throw MpiError(MPI_ERR_COMM, "cannot free MPI_COMM_WORLD or MPI_COMM_SELF");
   Comm& c = comm(handle);
   delete_all_comm_attributes(c);
-  MPI_Comm local = c.local_comm;
-  context_pool().release(c.context_id);
-  release_errhandler(c.errhandler);
-  log().debug("communicator {} freed (context {})", handle, c.context_id);
-  comm_table().release(handle);
-  if (local != MPI_COMM_NULL) comm_free(local);
+  c.freed = true;
+  if (c.pending_operations == 0) {
+    destroy_comm(c);
+  } else {
+    log().debug("communicator {} freed with {} operations pending: destroyed when they end", handle,
+                c.pending_operations);
+  }
+}
+
+void comm_hold(Comm& c) noexcept { ++c.pending_operations; }
+
+void comm_unhold(Comm& c) noexcept {
+  if (--c.pending_operations > 0 || !c.freed) return;
+  try {
+    destroy_comm(c);
+  } catch (const std::exception& e) {
+    log().warn("destroying freed communicator {}: {}", c.handle, e.what());
+  }
+}
+
+void comm_unhold(MPI_Comm handle) noexcept {
+  if (Comm* c = comm_table().find(handle)) comm_unhold(*c);
 }
 
 }  // namespace gridmpi::core

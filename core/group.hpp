@@ -52,6 +52,13 @@ struct Comm {
   std::uint32_t nb_sequence = 0;
   // Process topology (MPI_Cart_create, ...; core/topo.hpp), shared by dups.
   std::shared_ptr<const Topology> topology;
+  // MPI_Comm_free with operations still pending (MPI-3.1 6.4.3: they
+  // complete normally): the handle is invalid for the user at once (freed),
+  // the object, its context id and its local_comm live until the count of
+  // pending operations (non-blocking collective schedules, point-to-point
+  // requests) drops to zero.  See comm_hold / comm_unhold.
+  int pending_operations = 0;
+  bool freed = false;
 
   std::uint32_t coll_context() const noexcept { return context_id + 1; }
   bool is_inter() const noexcept { return remote_group != nullptr; }
@@ -126,8 +133,13 @@ MPI_Comm intercomm_create(Comm& local_comm, int local_leader, Comm& peer_comm, i
 // MPI_Intercomm_merge: collective over both groups of the intercommunicator.
 MPI_Comm intercomm_merge(Comm& intercomm, bool high);
 // Local: runs the delete callbacks, releases the context, the error handler
-// and the handle.
+// and the handle (deferred while operations are pending, see Comm::freed).
 void comm_free(MPI_Comm handle);
+// An operation that refers to the communicator until it ends (a request)
+// holds it; the last unhold of a freed communicator destroys it.
+void comm_hold(Comm& c) noexcept;
+void comm_unhold(Comm& c) noexcept;
+void comm_unhold(MPI_Comm handle) noexcept;  // no-op for unknown handles
 // Makes a communicator object over `group` with the given context (used by
 // MPI_Init for MPI_COMM_WORLD / MPI_COMM_SELF and by the constructors above).
 Comm& make_comm(MPI_Comm fixed_handle, std::uint32_t context_id, std::shared_ptr<Group> group);

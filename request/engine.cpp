@@ -316,6 +316,10 @@ PointRequest* EngineImpl::create_point(PointRole role, const void* buf, int coun
   if (comm) {
     r->comm = comm->handle;
     r->my_comm_rank = comm->rank;
+    // A communicator freed while this request is pending lives (and keeps
+    // its context) until the request is released.
+    core::comm_hold(*comm);
+    r->holds_comm = true;
     if (rank >= 0) {
       if (rank >= comm->peer_size())
         throw MpiError(MPI_ERR_RANK, fmt::format("rank {} outside 0..{}", rank, comm->peer_size() - 1));
@@ -500,6 +504,10 @@ void EngineImpl::start_buffered(PointRequest* s) {
   c->tag = s->tag;
   c->context = s->context;
   c->comm = s->comm;
+  if (core::Comm* held = core::comm_table().find(s->comm); held && s->holds_comm) {
+    core::comm_hold(*held);  // the message outlives the user's request
+    c->holds_comm = true;
+  }
   c->mode = SendMode::standard;
   c->bytes = s->bytes;
   c->bsend_block = block->offset;
@@ -878,6 +886,10 @@ void EngineImpl::release(Request* request) {
     if (r->cancel_pending) cancelling_.erase(r->message_id);
     unregister_id(r);
     if (r->type && !r->type->predefined) core::release_datatype(r->datatype);
+    if (r->holds_comm) {
+      r->holds_comm = false;
+      core::comm_unhold(r->comm);  // may destroy a communicator freed meanwhile
+    }
   } else if (auto it = std::find(adopted_.begin(), adopted_.end(), request); it != adopted_.end()) {
     // Completed outside its poll function and freed before the next round.
     *it = adopted_.back();

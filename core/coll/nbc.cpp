@@ -26,8 +26,20 @@ bool all_complete(const std::vector<request::Request*>& requests) noexcept {
   return true;
 }
 
-// The MPI request of a running schedule.
+// The MPI request of a running schedule.  It holds its communicator (the
+// schedule keeps core::Comm references): MPI_Comm_free meanwhile only
+// destroys it when this request goes (core::comm_hold, owner suite-p2p).
+struct CommHold {
+  core::Comm* comm = nullptr;
+  CommHold() = default;
+  CommHold(const CommHold&) = delete;
+  CommHold& operator=(const CommHold&) = delete;
+  ~CommHold() {
+    if (comm) core::comm_unhold(*comm);
+  }
+};
 struct TaskRequest final : request::Request {
+  CommHold hold;  // declared first: destroyed after the task's frame
   Task task;
 };
 
@@ -140,6 +152,8 @@ request::Request* start(Task task, core::Comm& comm) {
   r->status.MPI_TAG = MPI_ANY_TAG;
   r->status.MPI_ERROR = MPI_SUCCESS;
   r->task = std::move(task);
+  core::comm_hold(comm);
+  r->hold.comm = &comm;
   r->complete = poll_task(r);
   if (!r->complete) r->poll = [r] { return poll_task(r); };
   return engine().adopt(std::move(owned));

@@ -295,6 +295,7 @@ extern "C" int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_St
     gridmpi::require(flag != nullptr, MPI_ERR_ARG, "flag argument is NULL");
     core::Comm& c = pt2pt::check_probe(source, tag, comm);
     *flag = pt2pt::engine().probe(source, tag, c, c.context_id, false, status) ? 1 : 0;
+    if (!*flag) pt2pt::yield_idle();
   });
 }
 GRIDMPI_WEAK(Iprobe)
@@ -316,6 +317,7 @@ extern "C" int PMPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_M
     gridmpi::require(flag != nullptr && message != nullptr, MPI_ERR_ARG, "flag or message argument is NULL");
     core::Comm& c = pt2pt::check_probe(source, tag, comm);
     *flag = pt2pt::engine().improbe(source, tag, c, c.context_id, false, message, status) ? 1 : 0;
+    if (!*flag) pt2pt::yield_idle();
   });
 }
 GRIDMPI_WEAK(Improbe)

@@ -138,7 +138,7 @@ extern "C" int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
     Request& r = pt2pt::lookup(*request);
     error_comm = r.comm;
     if (pt2pt::is_inactive(&r)) return pt2pt::set_empty_status(status);
-    if (!r.complete) pt2pt::engine().progress();
+    if (!r.complete) pt2pt::poll_round();
     if (!r.complete) {
       *flag = 0;
       return;
@@ -176,7 +176,7 @@ extern "C" int PMPI_Testany(int count, MPI_Request array_of_requests[], int* ind
     *index = MPI_UNDEFINED;
     *flag = 1;
     if (none_active(rs)) return pt2pt::set_empty_status(status);
-    if (!any_complete(rs)) pt2pt::engine().progress();
+    if (!any_complete(rs)) pt2pt::poll_round();
     for (int i = 0; i < count; ++i) {
       if (!rs[i] || !rs[i]->complete) continue;
       *index = i;
@@ -205,7 +205,7 @@ extern "C" int PMPI_Testall(int count, MPI_Request array_of_requests[], int* fla
     core::require_initialized("MPI_Testall");
     gridmpi::require(flag != nullptr, MPI_ERR_ARG, "flag argument is NULL");
     auto rs = resolve(count, array_of_requests, error_comm);
-    if (!all_complete(rs)) pt2pt::engine().progress();
+    if (!all_complete(rs)) pt2pt::poll_round();
     if (!all_complete(rs)) {
       *flag = 0;
       return;
@@ -246,7 +246,7 @@ extern "C" int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int* 
       return;
     }
     gridmpi::require(array_of_indices != nullptr, MPI_ERR_ARG, "array_of_indices is NULL");
-    if (!any_complete(rs)) pt2pt::engine().progress();
+    if (!any_complete(rs)) pt2pt::poll_round();
     finish_some(incount, array_of_requests, rs, outcount, array_of_indices, array_of_statuses, error_comm);
   });
 }
@@ -259,6 +259,9 @@ extern "C" int PMPI_Request_free(MPI_Request* request) {
     gridmpi::require(request != nullptr, MPI_ERR_ARG, "request argument is NULL");
     Request& r = pt2pt::lookup(*request);
     error_comm = r.comm;
+    // MPI-3.1 5.12: freeing a nonblocking collective request is erroneous.
+    if (r.kind == gridmpi::request::RequestKind::collective)
+      throw MpiError(MPI_ERR_REQUEST, "a nonblocking collective request cannot be freed (wait or test it)");
     auto& engine = pt2pt::engine();
     *request = MPI_REQUEST_NULL;
     if (auto* g = dynamic_cast<pt2pt::GeneralizedRequest*>(&r)) {
@@ -290,7 +293,7 @@ extern "C" int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Statu
     Request& r = pt2pt::lookup(request);
     error_comm = r.comm;
     if (pt2pt::is_inactive(&r)) return pt2pt::set_empty_status(status);
-    if (!r.complete) pt2pt::engine().progress();
+    if (!r.complete) pt2pt::poll_round();
     if (!r.complete) {
       *flag = 0;
       return;

@@ -1,5 +1,7 @@
 #include "core/src/api_pt2pt_util.hpp"
 
+#include <sched.h>
+
 #include "core/datatype.hpp"
 #include "core/runtime.hpp"
 #include "request/request_types.hpp"
@@ -12,14 +14,20 @@ request::Engine& engine() {
   return *rt.engine;
 }
 
+void poll_round() {
+  if (!engine().progress()) sched_yield();
+}
+
+void yield_idle() { sched_yield(); }
+
 namespace {
 
 void check_count_and_type(int count, MPI_Datatype type) {
   if (count < 0) throw MpiError(MPI_ERR_COUNT, fmt::format("count {} is negative", count));
   if (type == MPI_DATATYPE_NULL) throw MpiError(MPI_ERR_TYPE, "datatype is MPI_DATATYPE_NULL");
-  const Datatype& t = datatype(type);
-  if (!t.committed && !t.predefined)
-    throw MpiError(MPI_ERR_TYPE, fmt::format("datatype {} is not committed (call MPI_Type_commit)", type));
+  // Refuses uncommitted types and types whose size overflowed (too_large)
+  // before any caller computes count * size.
+  committed_datatype(type);
 }
 
 void check_rank(const Comm& c, int rank, bool any_allowed, const char* what) {
