@@ -178,8 +178,14 @@ typedef struct MPI_Status {
 #define MPI_ERRCODES_IGNORE ((int *)0)
 #define MPI_ARGV_NULL ((char **)0)
 #define MPI_ARGVS_NULL ((char ***)0)
-#define MPI_UNWEIGHTED ((int *)1)
-#define MPI_WEIGHTS_EMPTY ((int *)2)
+/* The topology sentinels are addresses of two library-owned ints (the
+ * COMMON blocks behind MPI_UNWEIGHTED / MPI_WEIGHTS_EMPTY of mpif.h, so C and
+ * Fortran share them): a small integer cast to a pointer makes gcc warn
+ * (-Wstringop-overread) in programs that pass it. */
+extern int mpi_fortran_unweighted_[1];
+extern int mpi_fortran_weights_empty_[1];
+#define MPI_UNWEIGHTED ((int *)mpi_fortran_unweighted_)
+#define MPI_WEIGHTS_EMPTY ((int *)mpi_fortran_weights_empty_)
 
 /* thread levels */
 #define MPI_THREAD_SINGLE 0
@@ -486,6 +492,9 @@ GRIDMPI_DECL(int, Type_get_contents, (MPI_Datatype datatype, int max_integers, i
 GRIDMPI_DECL(int, Type_set_name, (MPI_Datatype datatype, const char *type_name))
 GRIDMPI_DECL(int, Type_get_name, (MPI_Datatype datatype, char *type_name, int *resultlen))
 GRIDMPI_DECL(int, Type_match_size, (int typeclass, int size, MPI_Datatype *datatype))
+GRIDMPI_DECL(int, Type_create_f90_real, (int p, int r, MPI_Datatype *newtype))
+GRIDMPI_DECL(int, Type_create_f90_complex, (int p, int r, MPI_Datatype *newtype))
+GRIDMPI_DECL(int, Type_create_f90_integer, (int r, MPI_Datatype *newtype))
 GRIDMPI_DECL(int, Address, (void *location, MPI_Aint *address))
 GRIDMPI_DECL(int, Get_address, (const void *location, MPI_Aint *address))
 GRIDMPI_DECL(MPI_Aint, Aint_add, (MPI_Aint base, MPI_Aint disp))
@@ -621,6 +630,10 @@ GRIDMPI_DECL(MPI_Fint, Errhandler_c2f, (MPI_Errhandler errhandler))
 GRIDMPI_DECL(MPI_Errhandler, Errhandler_f2c, (MPI_Fint errhandler))
 GRIDMPI_DECL(MPI_Fint, Info_c2f, (MPI_Info info))
 GRIDMPI_DECL(MPI_Info, Info_f2c, (MPI_Fint info))
+GRIDMPI_DECL(MPI_Fint, Message_c2f, (MPI_Message message))
+GRIDMPI_DECL(MPI_Message, Message_f2c, (MPI_Fint message))
+GRIDMPI_DECL(int, Status_c2f, (const MPI_Status *c_status, MPI_Fint *f_status))
+GRIDMPI_DECL(int, Status_f2c, (const MPI_Fint *f_status, MPI_Status *c_status))
 
 /* ---- process topologies (MPI-3.1 chapter 7) ---- */
 GRIDMPI_DECL(int, Dims_create, (int nnodes, int ndims, int dims[]))
@@ -659,6 +672,8 @@ GRIDMPI_DECL(int, Ineighbor_alltoallw, (const void *sendbuf, const int sendcount
 GRIDMPI_DECL(int, Win_create, (void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win))
 GRIDMPI_DECL(int, Win_allocate, (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win))
 GRIDMPI_DECL(int, Win_create_dynamic, (MPI_Info info, MPI_Comm comm, MPI_Win *win))
+GRIDMPI_DECL(int, Win_allocate_shared, (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win))
+GRIDMPI_DECL(int, Win_shared_query, (MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr))
 GRIDMPI_DECL(int, Win_attach, (MPI_Win win, void *base, MPI_Aint size))
 GRIDMPI_DECL(int, Win_detach, (MPI_Win win, const void *base))
 GRIDMPI_DECL(int, Win_free, (MPI_Win *win))

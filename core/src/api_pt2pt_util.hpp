@@ -31,6 +31,15 @@ struct GeneralizedRequest : request::Request {
 };
 
 void set_empty_status(MPI_Status* status);
+
+// One progress round for a polling call (MPI_Test*, MPI_Iprobe, ...) that
+// found nothing complete; when the round did no work either, gives the core
+// away (sched_yield), so that a rank spinning on MPI_Test does not starve
+// the ranks it waits for when ranks outnumber cores.
+void poll_round();
+// For calls whose progress is inside the engine (probe): yields when the
+// call found nothing.
+void yield_idle();
 // Copies a status except MPI_ERROR, which calls returning one status leave
 // alone (MPI-3.1 section 3.2.5); multiple completions set it only with
 // MPI_ERR_IN_STATUS.

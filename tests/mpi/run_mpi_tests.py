@@ -40,6 +40,7 @@ import hashlib
 import os
 import re
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -301,6 +302,12 @@ class Compiler:
                                                    src, "-lm"]
             stamp_text = " ".join(cmd)
             deps = [src] + glob.glob(os.path.join(self.source_dir, "*.h")) + glob.glob(os.path.join(HERE, "*.h"))
+            # The MPI's own headers (next to its wrapper, as in our build
+            # tree): a changed mpi.h must rebuild every program.
+            word = shlex.split(compiler)[0]
+            wrapper = shutil.which(word) or word
+            include = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(wrapper))), "include")
+            deps += [h for h in (os.path.join(include, n) for n in ("mpi.h", "mpif.h")) if os.path.exists(h)]
             lock_path = exe + ".lock"
             with open(lock_path, "w") as lk:
                 fcntl.flock(lk, fcntl.LOCK_EX)
