@@ -67,6 +67,9 @@ void Task::abandon() noexcept {
   // point-to-point requests back to the engine.
   auto& p = handle_.promise();
   if (p.waiting.empty()) return;
+  // After MPI_Finalize (requests never completed by the program) the engine
+  // is gone with its requests: nothing to give back.
+  if (core::state() != core::State::initialized) return;
   core::Runtime& rt = core::runtime();
   if (!rt.engine) return;
   for (request::Request* r : p.waiting) {
