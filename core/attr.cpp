@@ -9,6 +9,9 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -87,7 +90,54 @@ void erase_order(std::vector<int>& order, int keyval) {
   order.erase(std::remove(order.begin(), order.end(), keyval), order.end());
 }
 
+struct FortranBox {
+  std::unique_ptr<MPI_Aint> value;
+  int refs = 0;
+};
+std::mutex& box_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::unordered_map<void*, FortranBox>& boxes() {
+  static std::unordered_map<void*, FortranBox> b;
+  return b;
+}
+
+// An attribute now stores `value` / no longer stores it.
+void retain_value(void* value) {
+  std::lock_guard lock(box_mutex());
+  auto it = boxes().find(value);
+  if (it != boxes().end()) ++it->second.refs;
+}
+void release_value(void* value) {
+  std::lock_guard lock(box_mutex());
+  auto it = boxes().find(value);
+  if (it != boxes().end() && --it->second.refs <= 0) boxes().erase(it);
+}
+
 }  // namespace
+
+void* make_fortran_attr_box(MPI_Aint value) {
+  auto v = std::make_unique<MPI_Aint>(value);
+  void* key = v.get();
+  std::lock_guard lock(box_mutex());
+  boxes().emplace(key, FortranBox{std::move(v), 0});
+  return key;
+}
+
+bool fortran_attr_box_value(void* stored, MPI_Aint* value) noexcept {
+  std::lock_guard lock(box_mutex());
+  auto it = boxes().find(stored);
+  if (it == boxes().end()) return false;
+  *value = *it->second.value;
+  return true;
+}
+
+void discard_unused_fortran_attr_box(void* box) noexcept {
+  std::lock_guard lock(box_mutex());
+  auto it = boxes().find(box);
+  if (it != boxes().end() && it->second.refs <= 0) boxes().erase(it);
+}
 
 HandleTable<Keyval>& keyval_table() {
   static HandleTable<Keyval>& table = []() -> HandleTable<Keyval>& {
@@ -166,12 +216,14 @@ void set_comm_attr(Comm& comm, int keyval, void* value) {
     int rc = call_comm_delete(comm, keyval, it->second);
     if (rc != MPI_SUCCESS)
       throw MpiError(rc, fmt::format("delete callback of keyval {} failed with {}", keyval, rc));
+    release_value(it->second);
     it->second = value;
     erase_order(comm.attribute_order, keyval);
   } else {
     comm.attributes.emplace(keyval, value);
     ++k.refcount;
   }
+  retain_value(value);
   comm.attribute_order.push_back(keyval);
 }
 
@@ -197,6 +249,7 @@ void delete_comm_attr(Comm& comm, int keyval) {
   int rc = call_comm_delete(comm, keyval, it->second);
   if (rc != MPI_SUCCESS)
     throw MpiError(rc, fmt::format("delete callback of keyval {} failed with {}", keyval, rc));
+  release_value(it->second);
   comm.attributes.erase(it);
   erase_order(comm.attribute_order, keyval);
   drop_keyval_reference(keyval);
@@ -219,6 +272,7 @@ void copy_comm_attributes(const Comm& from, Comm& to) {
     }
     if (flag) {
       to.attributes[keyval] = out;
+      retain_value(out);
       to.attribute_order.push_back(keyval);
       ++k.refcount;
     }
@@ -241,6 +295,7 @@ void delete_all_comm_attributes(Comm& comm) {
       }
       continue;
     }
+    release_value(it->second);
     comm.attributes.erase(keyval);
     erase_order(comm.attribute_order, keyval);
     drop_keyval_reference(keyval);
@@ -261,11 +316,13 @@ void set_type_attr(MPI_Datatype type, int keyval, void* value) {
     int rc = call_type_delete(type, keyval, it->second);
     if (rc != MPI_SUCCESS)
       throw MpiError(rc, fmt::format("delete callback of keyval {} failed with {}", keyval, rc));
+    release_value(it->second);
     attrs.erase(it);
   } else {
     ++k.refcount;
   }
   attrs.emplace_back(keyval, value);
+  retain_value(value);
 }
 
 bool get_type_attr(MPI_Datatype type, int keyval, void** value) {
@@ -296,6 +353,7 @@ void delete_type_attr(MPI_Datatype type, int keyval) {
   int rc = call_type_delete(type, keyval, it->second);
   if (rc != MPI_SUCCESS)
     throw MpiError(rc, fmt::format("delete callback of keyval {} failed with {}", keyval, rc));
+  release_value(it->second);
   attrs.erase(it);
   if (attrs.empty()) type_attributes().erase(found);
   drop_keyval_reference(keyval);
@@ -320,6 +378,7 @@ void copy_type_attributes(MPI_Datatype from, MPI_Datatype to) {
     }
     if (flag) {
       type_attributes()[to].emplace_back(keyval, out);
+      retain_value(out);
       ++k.refcount;
     }
   }
@@ -337,6 +396,7 @@ void delete_type_attributes(MPI_Datatype type) {
       continue;
     }
     auto& attrs = type_attributes()[type];
+    release_value(it->second);
     std::erase_if(attrs, [&](auto& a) { return a.first == it->first; });
     drop_keyval_reference(it->first);
   }
@@ -386,11 +446,13 @@ void set_win_attr(MPI_Win win, int keyval, void* value) {
     int rc = call_win_delete(win, keyval, it->second);
     if (rc != MPI_SUCCESS)
       throw MpiError(rc, fmt::format("delete callback of keyval {} failed with {}", keyval, rc));
+    release_value(it->second);
     attrs.erase(it);
   } else {
     ++k.refcount;
   }
   attrs.emplace_back(keyval, value);
+  retain_value(value);
 }
 
 bool get_win_attr(MPI_Win win, int keyval, void** value) {
@@ -421,6 +483,7 @@ void delete_win_attr(MPI_Win win, int keyval) {
   int rc = call_win_delete(win, keyval, it->second);
   if (rc != MPI_SUCCESS)
     throw MpiError(rc, fmt::format("delete callback of keyval {} failed with {}", keyval, rc));
+  release_value(it->second);
   attrs.erase(it);
   if (attrs.empty()) win_attributes().erase(found);
   drop_keyval_reference(keyval);
@@ -437,6 +500,7 @@ void delete_win_attributes(MPI_Win win) {
       if (first_error == MPI_SUCCESS) first_error = rc;
       continue;
     }
+    release_value(it->second);
     std::erase_if(win_attributes()[win], [&](auto& a) { return a.first == it->first; });
     drop_keyval_reference(it->first);
   }

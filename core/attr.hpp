@@ -73,4 +73,13 @@ void delete_win_attr(MPI_Win win, int keyval);
 void delete_win_attributes(MPI_Win win);
 // ---- end of window attributes ----
 
+// Attribute values set from Fortran (MPI-3.1 17.2.7): the stored void* is the
+// address of a heap MPI_Aint "box" holding the Fortran value, so C's get (and
+// C callbacks) see a pointer to the value.  Boxes are reference counted by the
+// attributes storing them (a C copy callback such as MPI_COMM_DUP_FN shares
+// one) and freed with the last.
+void* make_fortran_attr_box(MPI_Aint value);          // unreferenced until stored
+bool fortran_attr_box_value(void* stored, MPI_Aint* value) noexcept;  // false: not a box
+void discard_unused_fortran_attr_box(void* box) noexcept;  // after a failed set
+
 }  // namespace gridmpi::core

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/api.hpp"
+#include "core/attr.hpp"
 #include "fortran/fortran.hpp"
 
 // One-sided declarations that mpi.h may not have yet (identical to the
@@ -97,6 +98,8 @@ int not_implemented(const char* function) {
                             "declared in mpi.h but not implemented in this build of libmpi");
 }
 
+void* attribute_box(MPI_Aint value) { return core::make_fortran_attr_box(value); }
+
 }  // namespace gridmpi::fortran
 
 namespace gf = gridmpi::fortran;
@@ -140,6 +143,14 @@ MPI_Aint win_attribute_value(int keyval, void* value) {
   }
 }
 
+// The Fortran view of a stored attribute value: the value itself when it was
+// set from Fortran, else the C pointer as an integer.
+MPI_Aint fortran_value(void* stored) {
+  MPI_Aint v = 0;
+  if (gridmpi::core::fortran_attr_box_value(stored, &v)) return v;
+  return reinterpret_cast<MPI_Aint>(stored);
+}
+
 // ---- attribute callbacks written in Fortran --------------------------------
 
 // MPI-2 style (communicators, datatypes, windows): values are
@@ -172,15 +183,16 @@ int copy_trampoline(int object, int keyval, void* extra, void* in, void* out, in
   MPI_Fint ierror = MPI_SUCCESS, logical = 0;
   if (k->copy1 != nullptr) {
     auto extra1 = static_cast<MPI_Fint>(k->extra_state);
-    auto value_in = static_cast<MPI_Fint>(reinterpret_cast<MPI_Aint>(in));
+    auto value_in = static_cast<MPI_Fint>(fortran_value(in));
     MPI_Fint value_out = 0;
     k->copy1(&object, &keyval, &extra1, &value_in, &value_out, &logical, &ierror);
-    *static_cast<void**>(out) = reinterpret_cast<void*>(static_cast<MPI_Aint>(value_out));
+    if (ierror == MPI_SUCCESS && logical != 0)
+      *static_cast<void**>(out) = gf::attribute_box(static_cast<MPI_Aint>(value_out));
   } else {
-    auto value_in = reinterpret_cast<MPI_Aint>(in);
+    auto value_in = fortran_value(in);
     MPI_Aint value_out = 0;
     k->copy(&object, &keyval, &k->extra_state, &value_in, &value_out, &logical, &ierror);
-    *static_cast<void**>(out) = reinterpret_cast<void*>(value_out);
+    if (ierror == MPI_SUCCESS && logical != 0) *static_cast<void**>(out) = gf::attribute_box(value_out);
   }
   *flag = logical != 0;
   return ierror;
@@ -191,10 +203,10 @@ int delete_trampoline(int object, int keyval, void* value, void* extra) {
   MPI_Fint ierror = MPI_SUCCESS;
   if (k->del1 != nullptr) {
     auto extra1 = static_cast<MPI_Fint>(k->extra_state);
-    auto value1 = static_cast<MPI_Fint>(reinterpret_cast<MPI_Aint>(value));
+    auto value1 = static_cast<MPI_Fint>(fortran_value(value));
     k->del1(&object, &keyval, &value1, &extra1, &ierror);
   } else {
-    auto value2 = reinterpret_cast<MPI_Aint>(value);
+    auto value2 = fortran_value(value);
     k->del(&object, &keyval, &value2, &k->extra_state, &ierror);
   }
   return ierror;
@@ -256,8 +268,11 @@ void attr_get_aint(const char* name, AttrGetFn* fn, MPI_Aint (*convert)(int, voi
   void* c_value = nullptr;
   int c_flag = 0;
   *ierror = call(name, fn, *object, *keyval, static_cast<void*>(&c_value), &c_flag);
-  if (*ierror == MPI_SUCCESS && c_flag) *value = convert != nullptr ? convert(*keyval, c_value)
-                                                                     : reinterpret_cast<MPI_Aint>(c_value);
+  MPI_Aint boxed = 0;
+  if (*ierror == MPI_SUCCESS && c_flag) {
+    if (gridmpi::core::fortran_attr_box_value(c_value, &boxed)) *value = boxed;  // set from Fortran
+    else *value = convert != nullptr ? convert(*keyval, c_value) : reinterpret_cast<MPI_Aint>(c_value);
+  }
   *flag = *ierror == MPI_SUCCESS && c_flag ? 1 : 0;
 }
 
@@ -384,11 +399,11 @@ GRIDMPI_FORTRAN_ALIASES(type_ub)
 
 void mpi_attr_put_(const MPI_Fint* comm, const MPI_Fint* keyval, const MPI_Fint* value, MPI_Fint* ierror) {
   *ierror = call("MPI_Attr_put", MPI_Attr_put, *comm, *keyval,
-                 reinterpret_cast<void*>(static_cast<MPI_Aint>(*value)));
+                 gf::attribute_box(static_cast<MPI_Aint>(*value)));
 }
 void pmpi_attr_put_(const MPI_Fint* comm, const MPI_Fint* keyval, const MPI_Fint* value, MPI_Fint* ierror) {
   *ierror = call("MPI_Attr_put", PMPI_Attr_put, *comm, *keyval,
-                 reinterpret_cast<void*>(static_cast<MPI_Aint>(*value)));
+                 gf::attribute_box(static_cast<MPI_Aint>(*value)));
 }
 GRIDMPI_FORTRAN_ALIASES(attr_put)
 

@@ -99,6 +99,10 @@ class OutString {
 // reports it through MPI_COMM_WORLD's error handler and returns the code.
 int not_implemented(const char* function);
 
+// The void* that stores an attribute value set from Fortran (a pointer to the
+// INTEGER(KIND=MPI_ADDRESS_KIND) value, owned by the attribute store).
+void* attribute_box(MPI_Aint value);
+
 template <class T>
 T not_implemented_value(const char* function) {
   not_implemented(function);

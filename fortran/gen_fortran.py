@@ -280,7 +280,8 @@ class Binding:
                 self.args.append(n)
             elif n == "attribute_val" and d.name.endswith("set_attr"):
                 self.fparams.append("const MPI_Aint* %s" % n)
-                self.args.append("reinterpret_cast<void*>(*%s)" % n)
+                # Stored as a Fortran value: C's get sees a pointer to it (MPI-3.1 17.2.7).
+                self.args.append("gridmpi::fortran::attribute_box(*%s)" % n)
             elif n in ("attribute_val", "extra_state", "buffer_addr"):
                 self.fail(p, "not a choice buffer")
             else:
