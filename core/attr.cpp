@@ -406,7 +406,7 @@ void delete_type_attributes(MPI_Datatype type) {
     throw MpiError(first_error, fmt::format("a datatype attribute delete callback failed with {}", first_error));
 }
 
-// ---- windows (helper "rma") -----------------------------------------------
+// ---- windows ----------------------------------------------------------
 // Window keyvals keep their callbacks in comm_copy / comm_delete (same C
 // signature with an MPI_Win); attributes are kept in setting order.
 

@@ -61,7 +61,7 @@ void delete_type_attr(MPI_Datatype type, int keyval);
 void copy_type_attributes(MPI_Datatype from, MPI_Datatype to);
 void delete_type_attributes(MPI_Datatype type);
 
-// ---- window attributes (helper "rma"; stored here keyed by the window
+// ---- window attributes (stored here keyed by the window
 // handle).  The predefined MPI_WIN_BASE ... MPI_WIN_MODEL are answered by
 // core/src/api_win.cpp before get_win_attr is asked; MPI_Win_free calls
 // delete_win_attributes.

@@ -1,5 +1,5 @@
 // Windows: creation and destruction, epochs (fence, lock, PSCW) and the
-// origin side of RMA operations.  Owner: core/win*.cpp (helper "rma").
+// origin side of RMA operations.  Owner: core/win*.cpp.
 //
 // Every operation is a message to the target's server (core/win_target.cpp)
 // and is complete when the target's answer has arrived, so completing an

@@ -1,5 +1,5 @@
 // One-sided communication (MPI-3.1 chapter 11): windows, epochs and RMA
-// operations.  Owner: core/win*.cpp (helper "rma").
+// operations.  Owner: core/win*.cpp.
 //
 // A window owns a private duplicate of its communicator.  Every origin
 // operation is one message on that duplicate's point-to-point context to the

@@ -1,5 +1,5 @@
 // The target side of RMA: a window's server, polled by every progress round
-// of the engine.  Owner: core/win*.cpp (helper "rma").
+// of the engine.  Owner: core/win*.cpp.
 //
 // The server takes operation messages off the window's context with
 // improbe/imrecv, queues them per origin (MPI orders one origin's

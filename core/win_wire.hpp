@@ -1,5 +1,5 @@
 // The messages of one-sided communication on a window's private context.
-// Owner: core/win*.cpp (helper "rma").
+// Owner: core/win*.cpp.
 //
 // Origin -> target, tag rma_tag::operation, MPI_BYTE:
 //   RmaHeader | block_count x RmaBlock | data_bytes of packed data

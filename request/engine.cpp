@@ -842,9 +842,12 @@ void EngineImpl::on_cancel_request(int world, const wire::CancelRequestHeader& h
 
 void EngineImpl::on_cancel_reply(int world, const wire::CancelReplyHeader& h) {
   auto it = cancelling_.find(h.sender_id);
-  if (it == cancelling_.end())
-    throw MpiError(MPI_ERR_INTERN, fmt::format("rank {}: cancel-reply from rank {} names message {}, which is not "
-                                               "being cancelled", rank_, world, h.sender_id));
+  if (it == cancelling_.end()) {
+    // The request was released while its cancel was in flight (e.g. by
+    // shutdown): nobody is waiting for this answer any more.
+    log().debug("rank {}: cancel-reply from rank {} for message {}, no longer wanted", rank_, world, h.sender_id);
+    return;
+  }
   PointRequest* s = it->second;
   cancelling_.erase(it);
   s->cancel_pending = false;

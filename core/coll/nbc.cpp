@@ -28,14 +28,15 @@ bool all_complete(const std::vector<request::Request*>& requests) noexcept {
 
 // The MPI request of a running schedule.  It holds its communicator (the
 // schedule keeps core::Comm references): MPI_Comm_free meanwhile only
-// destroys it when this request goes (core::comm_hold, owner suite-p2p).
+// destroys it when this request goes (core::comm_hold).
 struct CommHold {
-  core::Comm* comm = nullptr;
+  // By handle: at process exit the communicator table may be gone first.
+  MPI_Comm comm = MPI_COMM_NULL;
   CommHold() = default;
   CommHold(const CommHold&) = delete;
   CommHold& operator=(const CommHold&) = delete;
   ~CommHold() {
-    if (comm) core::comm_unhold(*comm);
+    if (comm != MPI_COMM_NULL && core::state() == core::State::initialized) core::comm_unhold(comm);
   }
 };
 struct TaskRequest final : request::Request {
@@ -156,7 +157,7 @@ request::Request* start(Task task, core::Comm& comm) {
   r->status.MPI_ERROR = MPI_SUCCESS;
   r->task = std::move(task);
   core::comm_hold(comm);
-  r->hold.comm = &comm;
+  r->hold.comm = comm.handle;
   r->complete = poll_task(r);
   if (!r->complete) r->poll = [r] { return poll_task(r); };
   return engine().adopt(std::move(owned));

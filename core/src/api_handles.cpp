@@ -18,7 +18,7 @@ GRIDMPI_HANDLE_CONVERSION(Request, MPI_Request)
 GRIDMPI_HANDLE_CONVERSION(Errhandler, MPI_Errhandler)
 GRIDMPI_HANDLE_CONVERSION(Info, MPI_Info)
 GRIDMPI_HANDLE_CONVERSION(Message, MPI_Message)
-GRIDMPI_HANDLE_CONVERSION(Win, MPI_Win)  // one-sided (helper "rma")
+GRIDMPI_HANDLE_CONVERSION(Win, MPI_Win)  // one-sided
 
 // A Fortran status is MPI_STATUS_SIZE integers with the same layout as the C
 // struct (fortran/README.md), so the conversions are copies.

@@ -1,6 +1,6 @@
 // C API: one-sided communication (MPI-3.1 chapter 11): windows, RMA
 // operations, synchronisation, window attributes, names and error handlers.
-// Owner: helper "rma".  Errors of calls on a window go to the window's error
+// Owner: core/win*.cpp.  Errors of calls on a window go to the window's error
 // handler (win_call); window creation reports to the communicator's.
 #include <atomic>
 #include <cstring>
