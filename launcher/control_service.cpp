@@ -398,6 +398,19 @@ void JobControl::interrupted(int signo, Clock::time_point now) {
   }
 }
 
+void JobControl::time_limit_reached(std::int64_t seconds, Clock::time_point now) {
+  if (finished_ || stopping_) return;
+  pending_abort_.reset();
+  stopping_ = true;
+  failure_status_ = 255;
+  actions_.push_back(action::Print{"mpirun: the job ran longer than its time limit of " + std::to_string(seconds) +
+                                   " s (MPIEXEC_TIMEOUT / mpirun.timeout); stopping all " +
+                                   std::to_string(size()) + " ranks"});
+  stop_ = Stop::term_sent;
+  stop_deadline_ = now + settings_.terminate_grace;
+  signal_all(SIGTERM);
+}
+
 std::optional<Clock::time_point> JobControl::next_deadline() const {
   if (finished_) return std::nullopt;
   std::optional<Clock::time_point> shell;

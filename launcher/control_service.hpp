@@ -99,6 +99,8 @@ class JobControl {
   void remote_shell_exited(int rank, int wait_status, Clock::time_point now);
   // mpirun received SIGINT, SIGTERM or SIGHUP.
   void interrupted(int signo, Clock::time_point now);
+  // The job ran longer than its time limit (mpirun.timeout): stop every rank.
+  void time_limit_reached(std::int64_t seconds, Clock::time_point now);
   void tick(Clock::time_point now);
 
   // The next time tick() has something to do, if any.

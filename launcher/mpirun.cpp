@@ -196,6 +196,7 @@ class Mpirun {
   bool chdir_ = true;
   std::int64_t max_starting_ = 8;
   std::chrono::milliseconds startup_timeout_{60000};
+  std::int64_t job_timeout_ = 0;  // seconds, 0 = none
   std::chrono::milliseconds grace_{2000};
   std::string address_setting_;
   int port_setting_ = 0;
@@ -228,6 +229,8 @@ void Mpirun::read_settings() {
     std::int64_t seconds = startup_timeout.get();
     if (seconds < 0) throw conf::ConfigError("mpirun.startup_timeout must be >= 0, got " + std::to_string(seconds));
     startup_timeout_ = std::chrono::seconds(seconds);
+    job_timeout_ = settings::job_timeout.get();
+    if (job_timeout_ < 0) throw conf::ConfigError("mpirun.timeout must be >= 0, got " + std::to_string(job_timeout_));
     double grace = terminate_grace.get();
     if (grace < 0 || grace > 3600)
       throw conf::ConfigError("mpirun.terminate_grace must be between 0 and 3600 seconds, got " +
@@ -519,7 +522,13 @@ void Mpirun::event_loop() {
   std::vector<pollfd> fds;
   enum class Kind { signal, listener, connection, stream, stdin_read, stdin_write };
   std::vector<std::pair<Kind, std::uint64_t>> what;
+  std::optional<Clock::time_point> time_limit;
+  if (job_timeout_ > 0) time_limit = Clock::now() + std::chrono::seconds(job_timeout_);
   while (!job_->finished()) {
+    if (time_limit && Clock::now() >= *time_limit) {
+      job_->time_limit_reached(job_timeout_, Clock::now());
+      time_limit.reset();
+    }
     apply(job_->take_actions());
     launch_more();
     apply(job_->take_actions());
@@ -543,7 +552,9 @@ void Mpirun::event_loop() {
         add(rank0_stdin_.get(), POLLOUT, Kind::stdin_write, 0);
     }
     int timeout = -1;
-    if (auto deadline = job_->next_deadline()) {
+    auto deadline = job_->next_deadline();
+    if (time_limit && (!deadline || *time_limit < *deadline)) deadline = time_limit;
+    if (deadline) {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - Clock::now()).count();
       timeout = static_cast<int>(std::clamp<long long>(left + 1, 0, INT_MAX));
     }

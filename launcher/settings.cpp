@@ -12,6 +12,10 @@ const conf::Param<std::int64_t> startup_timeout{
     "mpirun.startup_timeout", 60, "seconds",
     "how long a rank may take to connect to mpirun (MPI_Init) once another rank has; 0 = no limit",
     conf::Level::user, {"_YAMPI_MPIRUN_STARTUP_TIMEOUT"}};
+const conf::Param<std::int64_t> job_timeout{
+    "mpirun.timeout", 0, "seconds",
+    "stop the whole job (exit status 255) when it runs longer than this; 0 = no limit",
+    conf::Level::user, {"MPIEXEC_TIMEOUT"}};
 const conf::Param<double> terminate_grace{
     "mpirun.terminate_grace", 2.0, "seconds",
     "when stopping a job: time between SIGTERM and SIGKILL", conf::Level::tuner,

@@ -352,6 +352,15 @@ def startup_timeout(env):
 
 
 @case
+def job_timeout(env):
+    p = env.run(["-np", "3", env.prog, "hang"], {"MPIEXEC_TIMEOUT": "2"})
+    check(p.elapsed < 12, f"the 2 s job time limit took {p.elapsed:.1f} s")
+    expect_one_failure_line(p, "ran longer than its time limit of 2 s")
+    check(p.returncode == 255, f"exit {p.returncode}")
+    check_nothing_left(env, 3)
+
+
+@case
 def sigint(env):
     proc = subprocess.Popen([env.mpirun, "-np", "3", env.prog, "hang"], env=env.env(), cwd=env.tmp,
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
