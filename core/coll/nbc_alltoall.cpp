@@ -12,6 +12,8 @@
 namespace gridmpi::coll::intra {
 
 using detail::Block;
+using detail::equal_blocks;
+using detail::varying_blocks;
 
 namespace {
 
@@ -44,21 +46,6 @@ nb::Task exchange(std::vector<Block> sends, std::vector<Block> recvs, core::Comm
     copy(sends[r].addr, sends[r].count, sends[r].type, recvs[r].out(), recvs[r].count, recvs[r].type);
   }
   co_await nb::wait(std::move(pending));
-}
-
-std::vector<Block> equal_blocks(const void* buf, int count, MPI_Datatype type, int n) {
-  std::vector<Block> blocks(static_cast<std::size_t>(n));
-  const MPI_Aint stride = static_cast<MPI_Aint>(count) * shape(type).extent;
-  for (int i = 0; i < n; ++i) blocks[i] = Block{at_bytes(buf, i * stride), count, type};
-  return blocks;
-}
-
-std::vector<Block> varying_blocks(const void* buf, const int* counts, const int* displs,
-                                  MPI_Datatype type, int n) {
-  std::vector<Block> blocks(static_cast<std::size_t>(n));
-  const MPI_Aint extent = shape(type).extent;
-  for (int i = 0; i < n; ++i) blocks[i] = Block{at_bytes(buf, displs[i] * extent), counts[i], type};
-  return blocks;
 }
 
 // Alltoallw: displacements in bytes, a datatype per peer.

@@ -40,13 +40,6 @@ nb::Task scatter_blocks(std::vector<Block> blocks, Block mine, bool in_place, in
   co_await nb::wait(std::move(pending));
 }
 
-}  // namespace detail
-
-using detail::Block;
-
-namespace {
-
-// Block i of a buffer of equal blocks of (count, type).
 std::vector<Block> equal_blocks(const void* buf, int count, MPI_Datatype type, int n) {
   std::vector<Block> blocks(static_cast<std::size_t>(n));
   const MPI_Aint stride = static_cast<MPI_Aint>(count) * shape(type).extent;
@@ -54,7 +47,6 @@ std::vector<Block> equal_blocks(const void* buf, int count, MPI_Datatype type, i
   return blocks;
 }
 
-// Block i at displs[i] elements of (counts[i], type).
 std::vector<Block> varying_blocks(const void* buf, const int* counts, const int* displs,
                                   MPI_Datatype type, int n) {
   std::vector<Block> blocks(static_cast<std::size_t>(n));
@@ -63,7 +55,11 @@ std::vector<Block> varying_blocks(const void* buf, const int* counts, const int*
   return blocks;
 }
 
-}  // namespace
+}  // namespace detail
+
+using detail::Block;
+using detail::equal_blocks;
+using detail::varying_blocks;
 
 nb::Task gather(GatherArgs a, core::Comm& comm, int tag) {
   const bool is_root = comm.rank == a.root;

@@ -63,5 +63,10 @@ nb::Task gather_blocks(Block mine, std::vector<Block> blocks, bool in_place, int
 // into `mine` (the root copies, unless in_place).
 nb::Task scatter_blocks(std::vector<Block> blocks, Block mine, bool in_place, int root,
                         core::Comm& comm, int tag);
+// The n blocks of a buffer of equal blocks of (count, type).
+std::vector<Block> equal_blocks(const void* buf, int count, MPI_Datatype type, int n);
+// Block i at displs[i] elements of (counts[i], type).
+std::vector<Block> varying_blocks(const void* buf, const int* counts, const int* displs,
+                                  MPI_Datatype type, int n);
 
 }  // namespace gridmpi::coll::intra::detail
