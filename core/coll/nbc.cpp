@@ -75,7 +75,9 @@ void Task::abandon() noexcept {
   if (!rt.engine) return;
   for (request::Request* r : p.waiting) {
     if (!r) continue;
-    if (r->complete || rt.engine->cancel(r)) rt.engine->release(r);
+    // Receives are withdrawn; a send is left to complete (cancelling it
+    // would start the wire cancel protocol for an internal message).
+    if (r->complete || (r->kind == request::RequestKind::recv && rt.engine->cancel(r))) rt.engine->release(r);
     else r->freed = true;  // still in flight: the engine frees it when it completes
   }
   p.waiting.clear();
@@ -91,7 +93,11 @@ bool Task::step() {
     }
     auto& p = handle_.promise();
     if (p.child) {
-      if (!p.child->step()) return false;  // rethrows the child's failure into us
+      try {
+        if (!p.child->step()) return false;
+      } catch (...) {
+        p.child_error = std::current_exception();  // rethrown by the parent's co_await
+      }
       p.child = nullptr;
     }
     if (!p.waiting.empty()) {

@@ -40,6 +40,7 @@
 
 #include <coroutine>
 #include <exception>
+#include <utility>
 #include <vector>
 
 #include "core/group.hpp"
@@ -53,6 +54,7 @@ class Task {
   struct promise_type {
     std::vector<request::Request*> waiting;  // awaited, not yet all complete
     Task* child = nullptr;                   // awaited sub-task
+    std::exception_ptr child_error;          // its failure, rethrown by the co_await
     std::exception_ptr error;
     Task get_return_object() noexcept {
       return Task(std::coroutine_handle<promise_type>::from_promise(*this));
@@ -76,13 +78,20 @@ class Task {
   bool step();
   bool done() const noexcept { return !handle_ || handle_.done(); }
 
-  // co_await of a sub-task.
+  // co_await of a sub-task.  Its failure is rethrown by the co_await, in
+  // the parent's frame (so the parent can catch it or unwind normally).
   struct Awaiter {
     Task& task;
+    std::coroutine_handle<promise_type> parent{};
     bool await_ready() { return task.step(); }
-    template <class P>
-    void await_suspend(std::coroutine_handle<P> parent) noexcept { parent.promise().child = &task; }
-    void await_resume() {}
+    void await_suspend(std::coroutine_handle<promise_type> h) noexcept {
+      parent = h;
+      h.promise().child = &task;
+    }
+    void await_resume() {
+      if (parent && parent.promise().child_error)
+        std::rethrow_exception(std::exchange(parent.promise().child_error, nullptr));
+    }
   };
   Awaiter operator co_await() && noexcept { return Awaiter{*this}; }
 

@@ -1,5 +1,5 @@
 // The big lock of MPI_THREAD_MULTIPLE (core/big_lock.hpp): recursion, full
-// release to a waiting thread at any depth, wakers.  Owner: threads.
+// release to a waiting thread at any depth, wakers.  Owner: core/
 #include <catch2/catch.hpp>
 
 #include <atomic>
