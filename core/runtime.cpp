@@ -22,6 +22,7 @@
 #include "core/errhandler.hpp"
 #include "core/group.hpp"
 #include "core/info.hpp"
+#include "core/job_layout.hpp"
 #include "launcher/control_client.hpp"
 #include "request/request.hpp"
 
@@ -34,6 +35,39 @@ namespace {
 std::atomic<State> current_state{State::not_initialized};
 std::unique_ptr<Runtime> the_runtime;
 std::thread::id main_thread;
+JobLayout the_layout;
+
+const conf::Param<std::string> fake_clients_param{
+    "impi.fake_clients", "", "",
+    "developer testing: ranks per pretended IMPI client in a single-cluster job (\"2,2\"; must sum to the "
+    "number of processes), so that the multi-client communicator and collective code runs over one cluster",
+    conf::Level::developer, {}};
+
+// impi.fake_clients -> a layout of several clients over one real cluster.
+JobLayout fake_layout(const std::string& text, int world_rank, int world_size) {
+  JobLayout layout;
+  layout.fake = true;
+  layout.nclients = 0;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    std::size_t comma = text.find(',', pos);
+    std::string item = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    char* end = nullptr;
+    long n = std::strtol(item.c_str(), &end, 10);
+    if (item.empty() || *end != '\0' || n < 1 || n > world_size)
+      throw MpiError(MPI_ERR_OTHER, fmt::format("impi.fake_clients is \"{}\": give positive rank counts "
+                                                "separated by commas, summing to {}", text, world_size));
+    for (long i = 0; i < n; ++i) layout.client_of.push_back(layout.nclients);
+    ++layout.nclients;
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  if (static_cast<int>(layout.client_of.size()) != world_size || layout.nclients > 32)
+    throw MpiError(MPI_ERR_OTHER, fmt::format("impi.fake_clients is \"{}\": the counts must sum to the {} "
+                                              "processes of the job (at most 32 clients)", text, world_size));
+  layout.my_client = layout.client_of[static_cast<std::size_t>(world_rank)];
+  return layout;
+}
 
 std::string local_host_name() {
   char name[MPI_MAX_PROCESSOR_NAME] = {};
@@ -71,9 +105,8 @@ void set_world_attributes(const Runtime& rt) {
   set_predefined_attribute(MPI_UNIVERSE_SIZE, rt.world_size);
   set_predefined_attribute(MPI_LASTUSEDCODE, last_used_code());
   set_predefined_attribute(MPI_APPNUM, appnum_from_environment());
-  // A single cluster is one IMPI client (issue 5 sets these from the IMPI server).
-  set_predefined_attribute(IMPI_CLIENT_SIZE, 1);
-  set_predefined_attribute(IMPI_CLIENT_COLOR, 0);
+  set_predefined_attribute(IMPI_CLIENT_SIZE, job_layout().nclients);
+  set_predefined_attribute(IMPI_CLIENT_COLOR, job_layout().my_client);
   auto [host_size, host_color] = host_size_and_color(rt.host_names, rt.world_rank);
   set_predefined_attribute(IMPI_HOST_SIZE, host_size);
   set_predefined_attribute(IMPI_HOST_COLOR, host_color);
@@ -93,6 +126,9 @@ void build_predefined_communicators(const Runtime& rt) {
 }  // namespace
 
 State state() noexcept { return current_state; }
+
+const JobLayout& job_layout() noexcept { return the_layout; }
+void set_job_layout(JobLayout layout) { the_layout = std::move(layout); }
 
 Runtime& runtime() {
   if (current_state != State::initialized || !the_runtime)
@@ -144,6 +180,11 @@ int initialize(int required_thread_level, int* argc, char*** argv) {
   rt->host_names = rt->control ? rt->control->exchange("host", rt->processor_name)
                                : std::vector<std::string>{rt->processor_name};
 
+  JobLayout layout;
+  if (std::string fake = fake_clients_param.get(); !fake.empty())
+    layout = fake_layout(fake, rt->world_rank, rt->world_size);
+  set_job_layout(std::move(layout));
+
   rt->engine = request::make_engine(rt->world_rank, rt->world_size, cookie);
   std::string endpoint = rt->engine->endpoint();
   std::vector<std::string> endpoints =
@@ -186,6 +227,7 @@ void finalize() {
   for (MPI_Comm c : {MPI_COMM_WORLD, MPI_COMM_SELF})
     if (Comm* p = comm_table().find(c)) p->coll_state.reset();
   the_runtime.reset();
+  the_layout = JobLayout{};
 }
 
 }  // namespace gridmpi::core

@@ -1,0 +1,37 @@
+// The cluster structure of the job: which IMPI client (cluster) each
+// MPI_COMM_WORLD rank belongs to, and the job-wide IMPI collective
+// parameters.  Set once by MPI_Init (core/runtime.cpp) before any
+// communicator exists; read by communicator creation (the IMPI context-id
+// rule) and by the collectives (the IMPI two-tier algorithms on
+// communicators that span clients).  Owner: core/runtime.cpp.
+//
+// A single-cluster job is one client.  For tests, the developer parameter
+// impi.fake_clients (GRIDMPI_IMPI_FAKE_CLIENTS="2,2": ranks per client, summing
+// to the world size) makes a single-cluster job pretend to be several
+// clients: every multi-client code path above the transports (context ids,
+// IMPI collectives, the IMPI_CLIENT_* attributes) then runs over the
+// cluster's own transport.
+#pragma once
+#include <vector>
+
+namespace gridmpi::core {
+
+struct JobLayout {
+  int nclients = 1;
+  int my_client = 0;
+  std::vector<int> client_of;     // client of each world rank (empty: all in client 0)
+  int coll_xsize = 1024;          // IMPI_COLL_XSIZE (bytes): long protocols from this size
+  int coll_maxlinear = 4;         // IMPI_COLL_MAXLINEAR: linear up to this many masters
+  bool fake = false;              // impi.fake_clients: one real cluster pretending
+
+  bool multi_client() const noexcept { return nclients > 1; }
+  int client(int world_rank) const noexcept {
+    return client_of.empty() ? 0 : client_of[static_cast<std::size_t>(world_rank)];
+  }
+};
+
+// Valid from MPI_Init on (a default single-client layout before).
+const JobLayout& job_layout() noexcept;
+void set_job_layout(JobLayout layout);
+
+}  // namespace gridmpi::core
