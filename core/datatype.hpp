@@ -168,5 +168,13 @@ void pack_external32_range(const void* buf, std::size_t count, MPI_Datatype type
                            std::size_t offset, std::span<std::byte> out);
 void unpack_external32_range(std::span<const std::byte> in, std::size_t count, MPI_Datatype type,
                              std::size_t offset, void* buf);
+// True when the memory image of a contiguous type is byte for byte its
+// external32 image on this host (one-byte types everywhere; on a big-endian
+// host also the integers and IEEE floats of external size): the IMPI
+// transport then sends from and receives into the user's buffer directly.
+bool external32_is_native(MPI_Datatype type);
+// The native packed bytes (what MPI_Get_count counts) of the whole basic
+// elements in the first ext_bytes bytes of an external32 stream of (count, type).
+std::size_t native_bytes_of_external32(MPI_Datatype type, std::size_t count, std::size_t ext_bytes);
 
 }  // namespace gridmpi::core

@@ -376,4 +376,51 @@ void unpack_external32_range(std::span<const std::byte> in, std::size_t count, M
   external_window(buf, count, type, offset, in.size(), const_cast<std::byte*>(in.data()), false);
 }
 
+namespace {
+bool basic_is_native(MPI_Datatype basic) {
+  Rule r = rule_for(basic);
+  switch (r.conversion) {
+    case Conversion::copy: return true;
+    case Conversion::integer: return std::endian::native == std::endian::big;
+    case Conversion::narrow_signed:
+    case Conversion::narrow_unsigned:
+      return std::endian::native == std::endian::big && r.native_part == r.external_part;
+    case Conversion::quad: return std::endian::native == std::endian::big;
+    case Conversion::long_double:
+      return std::endian::native == std::endian::big && sizeof(long double) == 16 && LDBL_MANT_DIG == 113;
+  }
+  return false;
+}
+}  // namespace
+
+bool external32_is_native(MPI_Datatype type) {
+  const Datatype& t = datatype(type);
+  if (!t.contiguous || t.external32_size != t.size || !t.blocks_complete) return false;
+  return std::all_of(t.blocks.begin(), t.blocks.end(), [](const TypeBlock& b) { return basic_is_native(b.basic); });
+}
+
+std::size_t native_bytes_of_external32(MPI_Datatype type, std::size_t count, std::size_t ext_bytes) {
+  const Datatype& t = datatype(type);
+  if (t.external32_size == t.size && t.blocks_complete &&
+      std::all_of(t.blocks.begin(), t.blocks.end(), [](const TypeBlock& b) {
+        Rule r = rule_for(b.basic);
+        return r.native_part == r.external_part;
+      }))
+    return ext_bytes;
+  // Walk the type map, counting the basic elements the external bytes hold.
+  std::size_t left = ext_bytes;
+  MPI_Count elements = 0;
+  bool stop = false;
+  t.for_each_block(count, [&](MPI_Aint, MPI_Datatype basic, std::size_t n) {
+    if (stop) return;
+    Rule r = rule_for(basic);
+    std::size_t each = r.external_part * static_cast<std::size_t>(r.parts);
+    std::size_t whole = std::min(n, left / each);
+    elements += static_cast<MPI_Count>(whole);
+    left -= whole * each;
+    if (whole < n) stop = true;
+  });
+  return t.bytes_for_elements(elements);
+}
+
 }  // namespace gridmpi::core

@@ -12,6 +12,8 @@
 // IMPI collectives, the IMPI_CLIENT_* attributes) then runs over the
 // cluster's own transport.
 #pragma once
+#include <mpi.h>
+
 #include <vector>
 
 namespace gridmpi::core {
@@ -33,5 +35,12 @@ struct JobLayout {
 // Valid from MPI_Init on (a default single-client layout before).
 const JobLayout& job_layout() noexcept;
 void set_job_layout(JobLayout layout);
+
+// Whether the communicator's processes (both groups of an
+// intercommunicator) belong to more than one client.  Such communicators
+// are "non-native" in IMPI's words: MPI_Pack on them produces external32.
+bool spans_clients(MPI_Comm comm);
+struct Comm;
+bool spans_clients(const Comm& comm);
 
 }  // namespace gridmpi::core

@@ -23,6 +23,8 @@
 #include "core/group.hpp"
 #include "core/info.hpp"
 #include "core/job_layout.hpp"
+#include "impi/params.hpp"
+#include "impi/transport.hpp"
 #include "launcher/control_client.hpp"
 #include "request/request.hpp"
 
@@ -130,6 +132,27 @@ State state() noexcept { return current_state; }
 const JobLayout& job_layout() noexcept { return the_layout; }
 void set_job_layout(JobLayout layout) { the_layout = std::move(layout); }
 
+bool spans_clients(MPI_Comm handle) {
+  if (!the_layout.multi_client()) return false;
+  const Comm* c = comm_table().find(handle);
+  return c && spans_clients(*c);
+}
+
+bool spans_clients(const Comm& comm) {
+  if (!the_layout.multi_client()) return false;
+  const Comm* c = &comm;
+  int first = -1;
+  for (const auto* g : {c->group.get(), c->remote_group.get()}) {
+    if (!g) continue;
+    for (int world : g->members) {
+      int client = the_layout.client(world);
+      if (first < 0) first = client;
+      else if (client != first) return true;
+    }
+  }
+  return false;
+}
+
 Runtime& runtime() {
   if (current_state != State::initialized || !the_runtime)
     throw MpiError(MPI_ERR_OTHER, current_state == State::finalized ? "mpi has already been finalized"
@@ -169,27 +192,69 @@ int initialize(int required_thread_level, int* argc, char*** argv) {
     throw MpiError(MPI_ERR_OTHER, fmt::format("cannot reach mpirun's control service: {}", e.what()));
   }
   std::uint64_t cookie = 0;
+  int local_rank = 0;
   if (rt->control) {
-    rt->world_rank = rt->control->rank();
+    rt->world_rank = local_rank = rt->control->rank();
     rt->world_size = rt->control->size();
     cookie = rt->control->job_cookie();
   }
+  // A multi-cluster job (mpirun -client): the IMPI start-up gives the
+  // MPI_COMM_WORLD rank and size; the control service still numbers ranks
+  // inside this cluster.
+  std::shared_ptr<impi::Startup> impi_start;
+  if (rt->control && impi::started_as_client()) {
+    impi_start = impi::join(*rt->control, local_rank);
+    rt->world_rank = impi_start->my_rank;
+    rt->world_size = impi_start->map.world_size();
+  }
+  const int first_local = rt->world_rank - local_rank;
+  // Values exchanged inside this cluster, placed at their world ranks (the
+  // other clusters' ranks get `other`).
+  auto by_world_rank = [&](const std::vector<std::string>& local, const std::string& other) {
+    if (!impi_start) return local;
+    std::vector<std::string> all(static_cast<std::size_t>(rt->world_size), other);
+    for (std::size_t i = 0; i < local.size(); ++i) all[static_cast<std::size_t>(first_local) + i] = local[i];
+    return all;
+  };
   set_log_rank(rt->world_rank);
   rt->processor_name = local_host_name();
   rt->thread_level = std::clamp(required_thread_level, MPI_THREAD_SINGLE, MPI_THREAD_MULTIPLE);
-  rt->host_names = rt->control ? rt->control->exchange("host", rt->processor_name)
+  rt->host_names = rt->control ? by_world_rank(rt->control->exchange("host", rt->processor_name), "")
                                : std::vector<std::string>{rt->processor_name};
 
   JobLayout layout;
-  if (std::string fake = fake_clients_param.get(); !fake.empty())
+  if (impi_start) {
+    const impi::JobMap& map = impi_start->map;
+    layout.nclients = map.nclients;
+    layout.my_client = map.my_client;
+    layout.client_of = map.proc_client;
+    layout.coll_xsize = map.coll_xsize;
+    layout.coll_maxlinear = map.coll_maxlinear;
+    // Processes of other clusters are on other hosts as far as this cluster
+    // can tell (Comm_split_type SHARED never joins clusters).
+    for (int r = 0; r < rt->world_size; ++r)
+      if (map.proc_client[static_cast<std::size_t>(r)] != map.my_client)
+        rt->host_names[static_cast<std::size_t>(r)] =
+            "impi:" + impi::to_string(map.hosts[static_cast<std::size_t>(map.proc_host[static_cast<std::size_t>(r)])].address);
+  } else if (std::string fake = fake_clients_param.get(); !fake.empty()) {
     layout = fake_layout(fake, rt->world_rank, rt->world_size);
+    try {
+      std::int32_t xsize = impi::params::coll_xsize(), maxlinear = impi::params::coll_maxlinear();
+      if (xsize >= 0) layout.coll_xsize = xsize;
+      if (maxlinear >= 1) layout.coll_maxlinear = maxlinear;
+    } catch (const conf::ConfigError& e) {
+      throw MpiError(MPI_ERR_OTHER, e.what());
+    }
+  }
   set_job_layout(std::move(layout));
 
-  rt->engine = request::make_engine(rt->world_rank, rt->world_size, cookie);
+  rt->engine = request::make_engine(rt->world_rank, rt->world_size, cookie, impi_start);
   std::string endpoint = rt->engine->endpoint();
   std::vector<std::string> endpoints =
-      rt->control ? rt->control->exchange("endpoint", endpoint) : std::vector<std::string>{endpoint};
+      rt->control ? by_world_rank(rt->control->exchange("endpoint", endpoint), "") : std::vector<std::string>{endpoint};
   rt->engine->set_peer_endpoints(endpoints);
+  // IMPI host connections to the other clusters are made before MPI_Init returns.
+  if (impi_start) rt->engine->wait_ready();
 
   build_predefined_communicators(*rt);
   set_world_attributes(*rt);

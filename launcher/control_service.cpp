@@ -213,6 +213,13 @@ void JobControl::handle(ConnectionId id, Connection& c, const Message& m, Clock:
       out.key = m.key;
       for (auto& v : slot) out.values.push_back(std::move(*v));
       fences_.erase(m.key);
+      if (!settings_.external_fence_key.empty() && m.key == settings_.external_fence_key) {
+        if (!stopping_) {
+          external_fence_pending_ = true;
+          actions_.push_back(action::ExternalFence{m.key, std::move(out.values)});
+        }
+        return;
+      }
       auto bytes = encode(out);
       for (const Rank& each : ranks_)
         if (each.connection) actions_.push_back(action::Send{*each.connection, bytes});
@@ -409,6 +416,38 @@ void JobControl::time_limit_reached(std::int64_t seconds, Clock::time_point now)
   stop_ = Stop::term_sent;
   stop_deadline_ = now + settings_.terminate_grace;
   signal_all(SIGTERM);
+}
+
+void JobControl::answer_external_fence(const std::string& key, std::vector<std::string> values) {
+  if (!external_fence_pending_ || key != settings_.external_fence_key || stopping_ || finished_) return;
+  external_fence_pending_ = false;
+  Message out;
+  out.type = MessageType::values;
+  out.key = key;
+  out.values = std::move(values);
+  auto bytes = encode(out);
+  for (const Rank& each : ranks_)
+    if (each.connection) actions_.push_back(action::Send{*each.connection, bytes});
+}
+
+void JobControl::external_failure(const std::string& line, Clock::time_point now) {
+  if (finished_) return;
+  if (pending_abort_ && !stopping_) {
+    // One of our ranks called MPI_Abort a moment ago: that is why the other
+    // clusters ended (the server closing on us follows from it).
+    PendingAbort abort = *pending_abort_;
+    pending_abort_.reset();
+    fail(abort.line, abort.exit_status, now);
+    return;
+  }
+  fail(line, 255, now);
+}
+
+bool JobControl::completed_mpi_job() const {
+  if (stopping_ || !finished_) return false;
+  for (const Rank& r : ranks_)
+    if (!r.connected || !r.finalized || !r.exited_normally) return false;
+  return !ranks_.empty();
 }
 
 std::optional<Clock::time_point> JobControl::next_deadline() const {

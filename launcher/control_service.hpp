@@ -10,7 +10,9 @@
 // What it decides:
 //  * who may talk: a connection must start with hello / proxy_hello carrying
 //    the job cookie and a valid rank, else it is refused and logged;
-//  * the key-value exchange with fences (put_fence -> values to everyone);
+//  * the key-value exchange with fences (put_fence -> values to everyone),
+//    except one key that mpirun -client answers from outside (the IMPI
+//    start-up: action::ExternalFence out, answer_external_fence() in);
 //  * failure: a rank killed by a signal, MPI_Abort, a rank of an MPI job
 //    exiting without MPI_Finalize, a rank that cannot be started, a rank
 //    that does not connect within the start-up timeout.  The first failure
@@ -49,6 +51,11 @@ struct JobSettings {
   // before mpirun has reaped it), and it is the one worth naming.
   std::chrono::milliseconds abort_settle{500};
   std::string remote_shell = "ssh";                  // for messages only
+  // A fence key answered from outside (mpirun -client: impi::key_local_host).
+  // When every rank has put it, the values go out as action::ExternalFence
+  // instead of back to the ranks; the adapter answers with
+  // answer_external_fence().  Empty: every fence is answered here.
+  std::string external_fence_key;
 };
 
 namespace action {
@@ -73,9 +80,16 @@ struct SignalLocal {
 struct Finish {
   int exit_status;
 };
+// Every rank has put the external fence key (JobSettings::external_fence_key):
+// their values, index = rank.
+struct ExternalFence {
+  std::string key;
+  std::vector<std::string> values;
+};
 }  // namespace action
 
-using Action = std::variant<action::Send, action::Close, action::Print, action::SignalLocal, action::Finish>;
+using Action = std::variant<action::Send, action::Close, action::Print, action::SignalLocal, action::Finish,
+                            action::ExternalFence>;
 
 class JobControl {
  public:
@@ -101,6 +115,14 @@ class JobControl {
   void interrupted(int signo, Clock::time_point now);
   // The job ran longer than its time limit (mpirun.timeout): stop every rank.
   void time_limit_reached(std::int64_t seconds, Clock::time_point now);
+  // Answers the pending external fence: every rank receives `values` (for
+  // mpirun -client, ONE value: the encoded impi::CollatedLabels).  Ignored
+  // when no such fence is pending (the job is stopping, or a stale answer).
+  void answer_external_fence(const std::string& key, std::vector<std::string> values);
+  // Something outside the ranks failed (the impi-server connection): ONE
+  // line (the "mpirun: " prefix is added when missing), the job is stopped,
+  // exit status 255.
+  void external_failure(const std::string& line, Clock::time_point now);
   void tick(Clock::time_point now);
 
   // The next time tick() has something to do, if any.
@@ -111,6 +133,9 @@ class JobControl {
   bool rank_gone(int rank) const;
   bool finished() const noexcept { return finished_; }
   bool failed() const noexcept { return stopping_; }
+  // Every rank connected, called MPI_Finalize and ended normally, and the
+  // job was not stopped: a completed MPI job (mpirun -client then sends FINI).
+  bool completed_mpi_job() const;
 
  private:
   struct Rank {
@@ -163,6 +188,7 @@ class JobControl {
   std::vector<Rank> ranks_;
   std::map<ConnectionId, Connection> connections_;
   std::map<std::string, std::vector<std::optional<std::string>>> fences_;
+  bool external_fence_pending_ = false;
   std::vector<Action> actions_;
   Stop stop_ = Stop::none;
   bool stopping_ = false;

@@ -1,8 +1,13 @@
 // mpirun: reads the host file, starts every rank through an RPIM method and
 // runs the control service (JobControl) under a poll() loop.  This file is
 // the I/O adapter: sockets, pipes, child processes and signals; every
-// decision about the job is JobControl's.
+// decision about the job is JobControl's.  With -client K ADDR:PORT it is
+// also the IMPI client agent: it holds the connection to impi-server and
+// feeds it to impi::ClientSession, which makes the protocol's decisions.
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -22,6 +27,9 @@
 
 #include "conf/hostfile.hpp"
 #include "conf/registry.hpp"
+#include "impi/client.hpp"
+#include "impi/job_map.hpp"
+#include "impi/params.hpp"
 #include "launcher/control_service.hpp"
 #include "launcher/net.hpp"
 #include "launcher/options.hpp"
@@ -117,8 +125,10 @@ std::vector<std::string> environment_for_remote(const std::vector<std::string>& 
   for (char** e = environ; e && *e; ++e) {
     std::string entry = *e;
     std::string name = entry.substr(0, entry.find('='));
-    bool ours = name.starts_with("GRIDMPI_") || name.starts_with("_YAMPI_") || name.starts_with("IMPI_") ||
-                name == "MPIROOT";
+    // The IMPI key is mpirun's alone (it talks to impi-server): it must not
+    // show on a remote command line.
+    bool ours = name.starts_with("GRIDMPI_") || name.starts_with("_YAMPI_") ||
+                (name.starts_with("IMPI_") && name != "IMPI_AUTH_KEY") || name == "MPIROOT";
     bool listed = std::find(extra_names.begin(), extra_names.end(), name) != extra_names.end();
     if (ours || listed) out.push_back(entry);
   }
@@ -151,6 +161,7 @@ class Mpirun {
 
  private:
   void read_settings();
+  void read_client_settings();
   void plan_ranks();
   std::vector<std::string> rank_environment(const RankPlan& p, bool with_cookie) const;
   std::vector<std::string> proxy_argv(const RankPlan& p) const;
@@ -159,6 +170,19 @@ class Mpirun {
   void launch(const RankPlan& p);
   void launch_more();
   void apply(std::vector<Action> actions);
+  void apply_all();
+  // mpirun -client: the impi-server connection.
+  bool client_mode() const { return options_.client >= 0; }
+  std::string server_name() const { return options_.server_host + ":" + std::to_string(options_.server_port); }
+  void start_server_connect(Clock::time_point now);
+  void server_connect_failed(int err, Clock::time_point now);
+  void server_connected(Clock::time_point now);
+  void server_io(short revents);
+  void flush_server();
+  void close_server();
+  void apply_impi();
+  void local_hosts_published(std::vector<std::string> values);
+  void finish_server();
   void reap();
   void flush_connection(ConnectionId id);
   void close_connection(ConnectionId id);
@@ -215,6 +239,22 @@ class Mpirun {
   bool stdin_open_ = false;
   std::string stdin_buffer_;
   int exit_status_ = 255;
+
+  struct ServerLink {
+    UniqueFd fd;
+    bool connecting = false;  // a non-blocking connect() in progress
+    bool done = false;        // closed for good (FINI sent, failure, job over)
+    int failed_attempts = 0;
+    std::optional<Clock::time_point> retry_at;
+    Clock::time_point attempt_deadline{};
+    std::string out;
+  };
+  std::unique_ptr<impi::ClientSession> impi_;
+  impi::ClientSettings impi_settings_;
+  sockaddr_in server_address_{};
+  std::int64_t connect_retry_ = 10;
+  std::chrono::milliseconds connect_sleep_{1000};
+  ServerLink server_;
 };
 
 void Mpirun::read_settings() {
@@ -283,6 +323,44 @@ void Mpirun::read_settings() {
   }
 }
 
+// mpirun -client: everything is checked before a rank is started, so that
+// a missing authentication setting or a bad value starts nothing.
+void Mpirun::read_client_settings() {
+  try {
+    impi_settings_.client = options_.client;
+    impi_settings_.auth = impi::params::auth(true);
+    impi_settings_.datalen = impi::params::c_datalen();
+    impi_settings_.coll_xsize = impi::params::coll_xsize();
+    impi_settings_.coll_maxlinear = impi::params::coll_maxlinear();
+    impi_settings_.server = server_name();
+    std::int64_t timeout = settings::impi_startup_timeout.get();
+    if (timeout < 0)
+      throw conf::ConfigError("impi.startup_timeout must be >= 0 seconds (0 = no limit), got " +
+                              std::to_string(timeout));
+    impi_settings_.startup_timeout = std::chrono::seconds(timeout);
+    connect_retry_ = settings::server_connect_retry.get();
+    if (connect_retry_ < 0 || connect_retry_ > 1000000)
+      throw conf::ConfigError("IMPI_SERVER_CONNECT_RETRY must be a count 0..1000000, got " +
+                              std::to_string(connect_retry_));
+    double pause = settings::server_connect_sleep.get();
+    if (!(pause >= 0 && pause <= 3600))
+      throw conf::ConfigError("IMPI_SERVER_CONNECT_SLEEP must be between 0 and 3600 seconds, got " +
+                              std::to_string(pause));
+    connect_sleep_ = std::chrono::milliseconds(static_cast<long long>(pause * 1000));
+  } catch (const conf::ConfigError& e) {
+    usage_exit(e.what());
+  }
+  if (options_.dryrun) return;
+  auto address = resolve_ipv4(options_.server_host);
+  server_address_.sin_family = AF_INET;
+  server_address_.sin_port = htons(static_cast<std::uint16_t>(options_.server_port));
+  if (!address || inet_pton(AF_INET, address->c_str(), &server_address_.sin_addr) != 1) {
+    print_err("mpirun: cannot reach impi-server at " + server_name() + ": cannot resolve '" + options_.server_host +
+              "' (pass the ADDR:PORT impi-server printed)");
+    std::exit(255);
+  }
+}
+
 void Mpirun::plan_ranks() {
   int np = options_.np;
   if (np == 0) np = hosts_.empty() ? 1 : rpim::total_slots(hosts_);
@@ -338,6 +416,11 @@ std::vector<std::string> Mpirun::rank_environment(const RankPlan& p, bool with_c
   };
   if (with_cookie) env.push_back("_YAMPI_PHASH=" + (options_.dryrun ? std::string("<cookie>") : std::to_string(cookie_)));
   if (options_.nounix) env.push_back("_YAMPI_DISABLE_UNIX=1");
+  if (client_mode()) {
+    // The processes choose the interface that reaches the server from it.
+    env.push_back("IMPI_CLIENT_ID=" + std::to_string(options_.client));
+    env.push_back("IMPI_SERVER=" + server_name());
+  }
   return env;
 }
 
@@ -471,8 +554,178 @@ void Mpirun::apply(std::vector<Action> actions) {
       }
     } else if (auto* finish = std::get_if<action::Finish>(&a)) {
       exit_status_ = finish->exit_status;
+    } else if (auto* fence = std::get_if<action::ExternalFence>(&a)) {
+      local_hosts_published(std::move(fence->values));
     }
   }
+}
+
+// Actions can lead to more actions (an external fence answered at once).
+void Mpirun::apply_all() {
+  for (;;) {
+    auto actions = job_->take_actions();
+    if (actions.empty()) return;
+    apply(std::move(actions));
+  }
+}
+
+// ---- mpirun -client: the impi-server connection ------------------------------
+
+void Mpirun::start_server_connect(Clock::time_point now) {
+  server_.retry_at.reset();
+  UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+  if (!fd) {
+    server_connect_failed(errno, now);
+    return;
+  }
+  int rc = ::connect(fd.get(), reinterpret_cast<const sockaddr*>(&server_address_), sizeof server_address_);
+  int err = errno;
+  server_.fd = std::move(fd);
+  if (rc == 0) {
+    server_connected(now);
+  } else if (err == EINPROGRESS || err == EINTR) {
+    server_.connecting = true;
+    // One attempt may not hang on a silent network; the retries follow.
+    server_.attempt_deadline = now + std::chrono::seconds(10);
+  } else {
+    server_connect_failed(err, now);
+  }
+}
+
+void Mpirun::server_connect_failed(int err, Clock::time_point now) {
+  server_.fd.reset();
+  server_.connecting = false;
+  if (++server_.failed_attempts > connect_retry_) {
+    server_.done = true;
+    job_->external_failure("mpirun: cannot reach impi-server at " + server_name() + ": " + std::strerror(err) +
+                               " (start impi-server first and pass the ADDR:PORT it printed)",
+                           now);
+    return;
+  }
+  server_.retry_at = now + connect_sleep_;
+}
+
+void Mpirun::server_connected(Clock::time_point now) {
+  server_.connecting = false;
+  int one = 1;
+  setsockopt(server_.fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  impi_->connected(now);
+  apply_impi();
+}
+
+void Mpirun::close_server() {
+  server_.fd.reset();
+  server_.connecting = false;
+  server_.retry_at.reset();
+  server_.out.clear();
+  server_.done = true;
+}
+
+void Mpirun::flush_server() {
+  while (server_.fd && !server_.connecting && !server_.out.empty()) {
+    ssize_t n = ::send(server_.fd.get(), server_.out.data(), server_.out.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) return;
+    if (n < 0) {
+      int err = errno;
+      close_server();
+      impi_->connection_lost(err == ECONNRESET || err == EPIPE ? "" : std::strerror(err), Clock::now());
+      apply_impi();
+      return;
+    }
+    server_.out.erase(0, static_cast<std::size_t>(n));
+  }
+}
+
+void Mpirun::server_io(short revents) {
+  auto now = Clock::now();
+  if (server_.connecting) {
+    int err = 0;
+    socklen_t length = sizeof err;
+    if (getsockopt(server_.fd.get(), SOL_SOCKET, SO_ERROR, &err, &length) != 0) err = errno;
+    if (err != 0)
+      server_connect_failed(err, now);
+    else if (revents & (POLLOUT | POLLERR | POLLHUP))
+      server_connected(now);
+    return;
+  }
+  if (revents & POLLOUT) flush_server();
+  if (!server_.fd || !(revents & (POLLIN | POLLHUP | POLLERR))) return;
+  std::byte buffer[65536];
+  ssize_t n = ::recv(server_.fd.get(), buffer, sizeof buffer, 0);
+  if (n > 0) {
+    impi_->received(std::span(buffer, static_cast<std::size_t>(n)), now);
+  } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+    // A reset is the server closing with our last bytes unread (after a
+    // wrong key, say): to the user that is the server closing.
+    std::string error = n == 0 || errno == ECONNRESET ? "" : std::strerror(errno);
+    close_server();
+    impi_->connection_lost(error, now);
+  }
+  apply_impi();
+}
+
+void Mpirun::apply_impi() {
+  for (auto& a : impi_->take_actions()) {
+    if (auto* send = std::get_if<impi::client_action::Send>(&a)) {
+      if (!server_.fd) continue;
+      server_.out.append(reinterpret_cast<const char*>(send->bytes.data()), send->bytes.size());
+      flush_server();
+    } else if (auto* complete = std::get_if<impi::client_action::StartupComplete>(&a)) {
+      // Every rank gets the same ONE value: what the server said, encoded.
+      job_->answer_external_fence(impi::key_local_host, {complete->labels.encode()});
+    } else if (auto* failed = std::get_if<impi::client_action::Failed>(&a)) {
+      close_server();
+      job_->external_failure(failed->line, Clock::now());
+    } else if (std::holds_alternative<impi::client_action::Close>(a)) {
+      // After FINI: the last bytes go out before the close (finish_server).
+      server_.done = true;
+    }
+  }
+}
+
+void Mpirun::local_hosts_published(std::vector<std::string> values) {
+  if (!impi_) return;
+  std::vector<impi::LocalHost> hosts;
+  for (std::size_t rank = 0; rank < values.size(); ++rank) {
+    try {
+      hosts.push_back(impi::LocalHost::decode(values[rank]));
+    } catch (const impi::WireError& e) {
+      close_server();
+      job_->external_failure("mpirun: rank " + std::to_string(rank) + " published a malformed IMPI address (" +
+                                 e.what() + ")",
+                             Clock::now());
+      return;
+    }
+  }
+  impi_->local_hosts(std::move(hosts), Clock::now());
+  apply_impi();
+}
+
+// The local job is over.  A completed MPI job says FINI; anything else
+// closes without it, which tells the server (and through it the other
+// clusters) that this cluster's job did not complete.
+void Mpirun::finish_server() {
+  if (!impi_) return;
+  bool completed = job_->completed_mpi_job();
+  bool running = server_.fd && !server_.done && impi_->state() == impi::ClientSession::State::ready;
+  if (completed && running) {
+    impi_->finish();
+    apply_impi();
+    auto deadline = Clock::now() + std::chrono::seconds(5);
+    while (server_.fd && !server_.out.empty() && Clock::now() < deadline) {
+      pollfd p{server_.fd.get(), POLLOUT, 0};
+      ::poll(&p, 1, 100);
+      flush_server();
+    }
+  } else if (!job_->failed()) {
+    print_err(completed ? "mpirun: the MPI job ended without the IMPI start-up (its ranks never published their "
+                          "IMPI address); closed the impi-server connection without FINI"
+                        : "mpirun: the program did not start an MPI job (no rank called MPI_Init), so this cluster "
+                          "never completed the IMPI start-up; closed the impi-server connection without FINI "
+                          "(mpirun -client runs MPI programs)");
+  }
+  close_server();
 }
 
 void Mpirun::reap() {
@@ -520,7 +773,7 @@ void Mpirun::forward_stream(std::size_t index) {
 
 void Mpirun::event_loop() {
   std::vector<pollfd> fds;
-  enum class Kind { signal, listener, connection, stream, stdin_read, stdin_write };
+  enum class Kind { signal, listener, connection, stream, stdin_read, stdin_write, server };
   std::vector<std::pair<Kind, std::uint64_t>> what;
   std::optional<Clock::time_point> time_limit;
   if (job_timeout_ > 0) time_limit = Clock::now() + std::chrono::seconds(job_timeout_);
@@ -529,9 +782,12 @@ void Mpirun::event_loop() {
       job_->time_limit_reached(job_timeout_, Clock::now());
       time_limit.reset();
     }
-    apply(job_->take_actions());
+    apply_all();
     launch_more();
-    apply(job_->take_actions());
+    apply_all();
+    // A failed cluster tells the others at once: the server sees the
+    // connection close without FINI.
+    if (impi_ && job_->failed() && !server_.done) close_server();
     if (job_->finished()) break;
     fds.clear();
     what.clear();
@@ -541,6 +797,10 @@ void Mpirun::event_loop() {
     };
     add(signal_read_.get(), POLLIN, Kind::signal, 0);
     add(listener_.get(), POLLIN, Kind::listener, 0);
+    if (server_.fd && !server_.done)
+      add(server_.fd.get(),
+          static_cast<short>(server_.connecting ? POLLOUT : (POLLIN | (server_.out.empty() ? 0 : POLLOUT))),
+          Kind::server, 0);
     for (auto& [id, c] : connections_)
       add(c.fd.get(), static_cast<short>(POLLIN | (c.out.empty() ? 0 : POLLOUT)), Kind::connection, id);
     for (std::size_t i = 0; i < streams_.size(); ++i)
@@ -554,6 +814,14 @@ void Mpirun::event_loop() {
     int timeout = -1;
     auto deadline = job_->next_deadline();
     if (time_limit && (!deadline || *time_limit < *deadline)) deadline = time_limit;
+    auto earliest = [&](std::optional<Clock::time_point> t) {
+      if (t && (!deadline || *t < *deadline)) deadline = t;
+    };
+    if (impi_ && !server_.done) {
+      earliest(impi_->next_deadline());
+      earliest(server_.retry_at);
+      if (server_.connecting) earliest(server_.attempt_deadline);
+    }
     if (deadline) {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - Clock::now()).count();
       timeout = static_cast<int>(std::clamp<long long>(left + 1, 0, INT_MAX));
@@ -602,6 +870,9 @@ void Mpirun::event_loop() {
         case Kind::stream:
           forward_stream(index);
           break;
+        case Kind::server:
+          server_io(fds[k].revents);
+          break;
         case Kind::stdin_read: {
           char buffer[16384];
           ssize_t n = ::read(0, buffer, sizeof buffer);
@@ -626,9 +897,16 @@ void Mpirun::event_loop() {
         }
       }
     }
+    if (impi_ && !server_.done) {
+      auto now = Clock::now();
+      if (server_.retry_at && now >= *server_.retry_at && !job_->failed()) start_server_connect(now);
+      if (server_.connecting && now >= server_.attempt_deadline) server_connect_failed(ETIMEDOUT, now);
+      impi_->tick(now);
+      apply_impi();
+    }
     job_->tick(Clock::now());
   }
-  apply(job_->take_actions());
+  apply_all();
 }
 
 void Mpirun::drain_and_reap() {
@@ -704,6 +982,7 @@ int Mpirun::run(const std::vector<std::string>& args) {
     return 0;
   }
   read_settings();
+  if (client_mode()) read_client_settings();
   program_ = options_.program;
   program_[0] = resolve_program(program_[0]);
   plan_ranks();
@@ -749,9 +1028,17 @@ int Mpirun::run(const std::vector<std::string>& args) {
   }
   settings.startup_timeout = startup_timeout_;
   settings.terminate_grace = grace_;
+  if (client_mode()) settings.external_fence_key = impi::key_local_host;
   job_ = std::make_unique<JobControl>(std::move(settings));
+  if (client_mode()) {
+    // Ranks and the connection to the server start together: the ranks'
+    // start-up overlaps the server's handshake.
+    impi_ = std::make_unique<impi::ClientSession>(impi_settings_);
+    start_server_connect(Clock::now());
+  }
 
   event_loop();
+  finish_server();
   drain_and_reap();
   return exit_status_;
 }

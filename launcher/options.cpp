@@ -6,16 +6,19 @@
 namespace gridmpi::launcher {
 
 const char* const mpirun_usage =
-    "usage: mpirun [-np N] [-c FILE | -machinefile FILE] [-dryrun] [-showrank] [-nounix] program [args...]\n"
-    "  -np N, -n N        number of processes (default: the slots of the host file, else 1)\n"
+    "usage: mpirun [-client K ADDR:PORT] [-np N] [-c FILE | -machinefile FILE] [-dryrun] [-showrank] [-nounix]\n"
+    "              program [args...]\n"
+    "  -np N, -n N        number of processes in this cluster (default: the slots of the host file, else 1)\n"
     "  -c FILE            host file: one host per line, optional slot count, '#' comments\n"
     "  -machinefile FILE  same as -c (default: ./mpi_conf when it exists, else all ranks on localhost)\n"
     "  -dryrun            print the commands that would start the ranks, start nothing\n"
     "  -showrank          prefix every output line with the rank ([3] ...)\n"
     "  -nounix            no Unix-domain sockets between processes of one host\n"
-    "  -client K ADDR:PORT  IMPI client K of the impi-server at ADDR:PORT (not yet supported)\n"
+    "  -client K ADDR:PORT  this cluster is IMPI client K (0..31) of the impi-server at ADDR:PORT (as printed\n"
+    "                     by impi-server -server M); MPI programs only\n"
     "environment: _YAMPI_RSH (remote shell, '#' = fork), _YAMPI_CONFIG_FILE, _YAMPI_MPIRUN_SHOWRANK,\n"
-    "  _YAMPI_MPIRUN_STARTUP_TIMEOUT, MPIROOT; see launcher/README.md\n";
+    "  _YAMPI_MPIRUN_STARTUP_TIMEOUT, MPIROOT; with -client: IMPI_AUTH_NONE or IMPI_AUTH_KEY (required),\n"
+    "  IMPI_SERVER_CONNECT_RETRY, IMPI_SERVER_CONNECT_SLEEP; see launcher/README.md\n";
 
 namespace {
 
@@ -77,16 +80,24 @@ MpirunOptions parse_mpirun_options(const std::vector<std::string>& args) {
       std::string k = value(a, "a client number and ADDR:PORT");
       std::string address = value(a, "ADDR:PORT after the client number");
       char* end = nullptr;
+      errno = 0;
       long client = std::strtol(k.c_str(), &end, 10);
-      if (k.empty() || *end != '\0' || client < 0 || client > 31)
+      if (k.empty() || *end != '\0' || errno != 0 || client < 0 || client > 31)
         throw UsageError("-client needs a client number 0..31, got '" + k +
                          "'; e.g. mpirun -client 0 10.0.0.1:4000 -np 2 ./a.out");
       auto colon = address.rfind(':');
       if (colon == std::string::npos || colon == 0 || colon + 1 == address.size())
         throw UsageError("-client needs ADDR:PORT as printed by impi-server, got '" + address +
                          "'; e.g. mpirun -client 0 10.0.0.1:4000 -np 2 ./a.out");
-      throw UsageError(
-          "-client (IMPI multi-cluster runs) is not yet supported; run a single-cluster job without -client");
+      std::string port_text = address.substr(colon + 1);
+      errno = 0;
+      long port = std::strtol(port_text.c_str(), &end, 10);
+      if (*end != '\0' || errno != 0 || port < 1 || port > 65535 || port_text[0] == '+' || port_text[0] == '-')
+        throw UsageError("-client needs ADDR:PORT with a port 1..65535, got '" + address +
+                         "'; pass the ADDR:PORT impi-server printed");
+      o.client = static_cast<int>(client);
+      o.server_host = address.substr(0, colon);
+      o.server_port = static_cast<int>(port);
     } else {
       for (const auto& u : unsupported) {
         if (a == u.flag) {

@@ -20,6 +20,10 @@ struct MpirunOptions {
   bool nounix = false;
   bool help = false;
   bool version = false;
+  // -client K ADDR:PORT: this mpirun is IMPI client K of the impi-server there.
+  int client = -1;  // -1 = not a multi-cluster run
+  std::string server_host;
+  int server_port = 0;
   std::vector<std::string> program;  // the program and its arguments
 };
 

@@ -46,4 +46,18 @@ const conf::Param<std::int64_t> control_port{"mpirun.port", 0, "",
                                              "port of mpirun's control service; 0 = any free port",
                                              conf::Level::tuner, {"_YAMPI_MPIRUN_PORT"}};
 
+const conf::Param<std::int64_t> server_connect_retry{
+    "impi.server_connect_retry", 10, "",
+    "mpirun -client: further attempts to reach impi-server after a failed connect (the server may start a little "
+    "later)",
+    conf::Level::user, {"IMPI_SERVER_CONNECT_RETRY"}};
+const conf::Param<double> server_connect_sleep{
+    "impi.server_connect_sleep", 1.0, "seconds", "mpirun -client: pause between two attempts to reach impi-server",
+    conf::Level::user, {"IMPI_SERVER_CONNECT_SLEEP"}};
+const conf::Param<std::int64_t> impi_startup_timeout{
+    "impi.startup_timeout", 300, "seconds",
+    "mpirun -client: how long the start-up through impi-server may take, from joining it to its DONE (every "
+    "cluster's mpirun must be started within it); 0 = no limit",
+    conf::Level::user};
+
 }  // namespace gridmpi::launcher::settings

@@ -20,5 +20,9 @@ extern const conf::Param<std::string> envs_list;          // _YAMPI_MPIRUN_ENVSL
 extern const conf::Param<bool> change_dir;                // _YAMPI_MPIRUN_CHDIR
 extern const conf::Param<std::string> control_address;    // mpirun.address
 extern const conf::Param<std::int64_t> control_port;      // _YAMPI_MPIRUN_PORT
+// mpirun -client (the IMPI client agent, impi/client.hpp)
+extern const conf::Param<std::int64_t> server_connect_retry;  // IMPI_SERVER_CONNECT_RETRY
+extern const conf::Param<double> server_connect_sleep;        // IMPI_SERVER_CONNECT_SLEEP
+extern const conf::Param<std::int64_t> impi_startup_timeout;  // impi.startup_timeout
 
 }  // namespace gridmpi::launcher::settings

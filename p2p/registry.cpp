@@ -1,4 +1,5 @@
 // The transports the engine chooses from.  Adding a transport: one line here.
+#include "impi/transport.hpp"
 #include "p2p/self/self_transport.hpp"
 #include "p2p/tcp/tcp_transport.hpp"
 #include "p2p/transport.hpp"
@@ -13,6 +14,7 @@ const std::vector<TransportFactory>& transport_factories() {
          if (c.world_size < 2) return nullptr;  // a singleton talks only to itself
          return std::make_unique<tcp::TcpTransport>(c, tcp::TcpOptions::from_configuration());
        }},
+      {"impi", [](const TransportContext& c) { return impi::make_transport(c); }},
   };
   return factories;
 }

@@ -44,6 +44,8 @@
 #include <string_view>
 #include <vector>
 
+namespace gridmpi::impi { struct Startup; }
+
 namespace gridmpi::p2p {
 
 struct Capabilities {
@@ -60,6 +62,16 @@ struct Capabilities {
   // that a waiting process may sleep there.  False forces the engine to keep
   // polling (with yields) while this transport has traffic.
   bool can_block = true;
+  // The data travels in the "external32" representation (the IMPI
+  // transport): request/ packs and unpacks with the external32 converters of
+  // core/datatype.hpp, and message sizes on the wire are external32 bytes.
+  bool external32 = false;
+  // IMPI's long-message protocol (docs/impi-protocol.md 7.2): an rts carries
+  // the first max_fragment bytes as its payload, the receiver always accepts
+  // the whole message (a truncating receive discards the excess), and the
+  // transport itself fills DataHeader::offset of incoming data frames.  The
+  // eager/rendezvous switch is always eager_limit (request.rsize does not apply).
+  bool rts_carries_first_fragment = false;
 };
 
 enum class SendStatus : std::uint8_t { complete, in_flight, would_block };
@@ -87,6 +99,9 @@ struct TransportContext {
   std::uint64_t job_cookie = 0;
   boost::asio::io_context* io = nullptr;
   FrameSink* sink = nullptr;
+  // Set in a multi-cluster job (mpirun -client): what the IMPI start-up
+  // learnt; the impi transport is created only then.
+  std::shared_ptr<const impi::Startup> impi{};
 };
 
 class Transport {
@@ -109,6 +124,11 @@ class Transport {
                           std::span<const std::byte> payload, std::uint64_t token) = 0;
   // Non-blocking; returns true if it did any work.
   virtual bool progress() = 0;
+
+  // Connections a transport must make before MPI_Init returns (IMPI's host
+  // connections) are up; the engine waits for this after wire-up.  Failures
+  // surface through progress().
+  virtual bool ready() const { return true; }
 
   // Orderly close: say goodbye to every connected peer, then report when
   // every peer has said goodbye too (or a bounded time has passed).

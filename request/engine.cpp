@@ -1,6 +1,7 @@
 #include "request/engine.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -13,6 +14,7 @@
 #include "core/big_lock.hpp"
 #include "core/error.hpp"
 #include "core/group.hpp"
+#include "core/job_layout.hpp"
 
 namespace gridmpi::request {
 
@@ -99,7 +101,7 @@ EngineImpl::EngineImpl(int world_rank, int world_size, std::uint64_t job_cookie,
   proto_info_ = read_param(proto_info_param);
   if (spin_ < 0) throw MpiError(MPI_ERR_OTHER, fmt::format("progress.spin is {}; use 0 or more microseconds", spin_));
   if (rsize_ < -1) throw MpiError(MPI_ERR_OTHER, fmt::format("request.rsize (_YAMPI_RSIZE) is {}; use -1, 0 or a byte count", rsize_));
-  p2p::TransportContext context{world_rank, world_size, job_cookie, &io_, this};
+  p2p::TransportContext context{world_rank, world_size, job_cookie, &io_, this, options.impi};
   transports_ = make(context);
   for (const auto& t : transports_) can_sleep_ = can_sleep_ && t->capabilities().can_block;
   // Handle 1 is MPI_MESSAGE_NO_PROC: keep it out of the user range.
@@ -153,6 +155,12 @@ void EngineImpl::set_peer_endpoints(const std::vector<std::string>& endpoints) {
   }
 }
 
+void EngineImpl::wait_ready() {
+  wait_until([&] {
+    return std::all_of(transports_.begin(), transports_.end(), [](const auto& t) { return t->ready(); });
+  });
+}
+
 EngineImpl::Peer& EngineImpl::peer(int world) {
   if (world < 0 || world >= size_)
     throw MpiError(MPI_ERR_RANK, fmt::format("world rank {} outside 0..{}", world, size_ - 1));
@@ -178,8 +186,13 @@ void EngineImpl::select_transport(int world, Peer& p) {
   p.transport = best;
   p.max_fragment = std::max<std::size_t>(best_caps.max_fragment, 1);
   p.max_frame_payload = std::max(best_caps.max_frame_payload, p.max_fragment);
+  p.external32 = best_caps.external32;
+  p.first_fragment = best_caps.rts_carries_first_fragment;
   const char* why;
-  if (rsize_ == -1) {
+  if (p.first_fragment) {
+    p.threshold = best_caps.eager_limit;
+    why = "fixed by the transport's protocol";
+  } else if (rsize_ == -1) {
     p.threshold = best_caps.eager_limit;
     why = "the transport's eager limit";
   } else if (rsize_ == 0) {
@@ -320,6 +333,7 @@ PointRequest* EngineImpl::create_point(PointRole role, const void* buf, int coun
     // its context) until the request is released.
     core::comm_hold(*comm);
     r->holds_comm = true;
+    r->spans_clients = core::spans_clients(*comm);
     if (rank >= 0) {
       if (rank >= comm->peer_size())
         throw MpiError(MPI_ERR_RANK, fmt::format("rank {} outside 0..{}", rank, comm->peer_size() - 1));
@@ -367,6 +381,10 @@ void EngineImpl::reset_for_start(PointRequest* r) {
   r->wire_data = {};
   r->message_id = 0;
   r->cancel_pending = false;
+  r->rts_prefix = 0;
+  r->external32 = false;
+  r->capacity = r->bytes;
+  r->direct = r->type && r->type->contiguous;
 }
 
 void EngineImpl::start_point(PointRequest* r) {
@@ -434,8 +452,18 @@ void EngineImpl::start(Request* request) {
 
 void EngineImpl::start_send(PointRequest* s) {
   if (s->mode == SendMode::buffered && !s->internal) return start_buffered(s);
+  Peer& p = peer(s->peer_world);
+  if (!s->internal) choose_representation(s, p);  // a buffered copy inherits its user's
   if (s->wire_data.empty() && s->bytes > 0) {
-    if (s->type->contiguous) {
+    if (s->external32) {
+      if (core::external32_is_native(s->datatype)) {
+        s->wire_data = std::span<const std::byte>(static_cast<const std::byte*>(s->buf) + s->type->true_lb, s->bytes);
+      } else {
+        s->packed.resize(core::external32_size(s->datatype, static_cast<std::size_t>(s->count)));
+        core::pack_external32(s->buf, static_cast<std::size_t>(s->count), s->datatype, s->packed.data());
+        s->wire_data = s->packed;
+      }
+    } else if (s->type->contiguous) {
       s->wire_data = std::span<const std::byte>(static_cast<const std::byte*>(s->buf) + s->type->true_lb, s->bytes);
     } else {
       s->packed.resize(s->bytes);
@@ -443,12 +471,18 @@ void EngineImpl::start_send(PointRequest* s) {
       s->wire_data = s->packed;
     }
   }
-  Peer& p = peer(s->peer_world);
+  // The size of the message on the wire (external32 bytes for such peers).
+  const std::size_t size = s->wire_data.size();
   // A payload above the transport's frame limit cannot travel as one eager frame.
-  bool eager = s->bytes < p.threshold && s->bytes <= p.max_frame_payload;
+  bool eager = size < p.threshold && size <= p.max_frame_payload;
   wire::MessageHeader h;
   h.envelope = {s->context, s->my_comm_rank, s->tag};
-  h.size = s->bytes;
+  h.size = size;
+  if (s->external32 && !p.external32) h.flags |= wire::flag_external32;
+  if (s->native_basic) {
+    h.flags |= wire::flag_native_basic;
+    h.basic = s->native_basic;
+  }
   h.sender_id = s->id;  // names the message for MPI_Cancel (and for the answers below)
   s->message_id = s->id;
   if (eager) {
@@ -466,10 +500,16 @@ void EngineImpl::start_send(PointRequest* s) {
     s->awaiting_cts = true;
     register_id(s);
   }
+  std::span<const std::byte> payload;
+  if (eager) {
+    payload = s->wire_data;
+  } else if (p.first_fragment) {
+    payload = s->wire_data.first(std::min(size, p.max_fragment));
+    s->rts_prefix = payload.size();
+  }
   wire::HeaderBuffer buffer;
   std::size_t n = h.encode(buffer);
-  send_frame(s->peer_world, std::span<const std::byte>(buffer.data(), n),
-             eager ? s->wire_data : std::span<const std::byte>{}, s);
+  send_frame(s->peer_world, std::span<const std::byte>(buffer.data(), n), payload, s);
   maybe_complete_send(s);
 }
 
@@ -488,11 +528,19 @@ void EngineImpl::start_buffered(PointRequest* s) {
                    fmt::format("buffered send of {} bytes (+{} overhead) does not fit in the attached buffer "
                                "({} messages still in it); attach a larger buffer",
                                s->bytes, MPI_BSEND_OVERHEAD, bsend_.live_blocks()));
+  // External32 is never longer than the native packing (long and wchar_t
+  // shrink, nothing grows), so the block sized for the native bytes holds it.
+  std::size_t wire_size = s->bytes;
+  choose_representation(s, peer(s->peer_world));
   if (s->bytes > 0) {
-    if (s->type->contiguous)
+    if (s->external32) {
+      wire_size = core::external32_size(s->datatype, static_cast<std::size_t>(s->count));
+      core::pack_external32(s->buf, static_cast<std::size_t>(s->count), s->datatype, block->data.data());
+    } else if (s->type->contiguous) {
       std::memcpy(block->data.data(), static_cast<const std::byte*>(s->buf) + s->type->true_lb, s->bytes);
-    else
+    } else {
       s->type->pack(s->buf, static_cast<std::size_t>(s->count), block->data.data());
+    }
   }
   auto copy = std::make_unique<PointRequest>();
   PointRequest* c = copy.get();
@@ -510,16 +558,44 @@ void EngineImpl::start_buffered(PointRequest* s) {
   }
   c->mode = SendMode::standard;
   c->bytes = s->bytes;
+  c->spans_clients = s->spans_clients;
+  c->external32 = s->external32;
+  c->native_basic = s->native_basic;
   c->bsend_block = block->offset;
   add_to_table(std::move(copy));
   reset_for_start(c);
-  c->wire_data = block->data;  // the packed copy; start_send must not pack again
+  c->wire_data = block->data.first(wire_size);  // the packed copy; start_send must not pack again
   std::uint64_t message_id = c->id;  // c is released when it completes
   start_send(c);
   s->message_id = message_id;  // MPI_Cancel of s cancels the copy's message
   // The user's request is done: its data is in the buffer.
   s->status.MPI_ERROR = MPI_SUCCESS;
   complete(s);
+}
+
+// External32 to other clusters (IMPI).  On a communicator that spans
+// clusters, to a peer of this cluster: MPI_PACKED data is external32 already
+// (MPI_Pack made it so); elements of one basic type go native, marked with
+// the type so that a receive into MPI_PACKED can convert them; mixed types
+// go external32 (which narrows long to 32 bits, as across clusters).
+void EngineImpl::choose_representation(PointRequest* s, const Peer& p) {
+  s->external32 = false;
+  s->native_basic = 0;
+  if (p.external32) {
+    s->external32 = true;
+    return;
+  }
+  if (!s->spans_clients || !s->type) return;
+  if (core::external32_is_native(s->datatype)) {
+    s->external32 = true;  // bytes, characters, MPI_PACKED: no conversion
+    return;
+  }
+  MPI_Datatype basic = s->type->reduction_basic;
+  if (basic != MPI_DATATYPE_NULL && basic > 0 && basic <= 0xffff) {
+    s->native_basic = static_cast<std::uint16_t>(basic);
+    return;
+  }
+  s->external32 = true;
 }
 
 void EngineImpl::maybe_complete_send(PointRequest* s) {
@@ -544,11 +620,48 @@ std::byte* EngineImpl::recv_base(PointRequest* r) const {
   return static_cast<std::byte*>(r->recv_buf) + r->type->true_lb;
 }
 
+// Typed elements of one basic type from this cluster, received as
+// MPI_PACKED on a communicator spanning clusters: the receiver's
+// MPI_Unpack reads external32, so convert them where they landed (external32
+// is never longer than native, so front to back never overwrites unread data).
+std::size_t EngineImpl::native_to_external32_in_place(PointRequest* r, std::size_t bytes) {
+  auto basic = static_cast<MPI_Datatype>(r->native_basic);
+  const core::Datatype& t = core::datatype(basic);
+  const std::size_t native = t.size, external = core::external32_size(basic, 1);
+  if (native == 0) return bytes;
+  const std::size_t n = bytes / native;
+  std::byte* base = recv_base(r);
+  std::array<std::byte, 64> element;
+  for (std::size_t i = 0; i < n; ++i) {
+    core::pack_external32(base + i * native, 1, basic, element.data());
+    std::memcpy(base + i * external, element.data(), external);
+  }
+  return n * external;
+}
+
+void EngineImpl::prepare_receive(PointRequest* r, int world, std::uint8_t flags) {
+  r->external32 = (world >= 0 && peer(world).external32) || (flags & wire::flag_external32);
+  r->native_basic = 0;
+  if (r->external32) {
+    r->capacity = core::external32_size(r->datatype, static_cast<std::size_t>(r->count));
+    r->direct = r->type->contiguous && core::external32_is_native(r->datatype);
+  } else {
+    r->capacity = r->bytes;
+    r->direct = r->type->contiguous;
+  }
+}
+
 void EngineImpl::unpack_into(PointRequest* r, std::span<const std::byte> bytes, std::size_t offset) {
+  // Bytes beyond the receive buffer (a truncated message whose transport
+  // sends everything anyway) are dropped.
+  if (offset >= r->capacity) return;
+  bytes = bytes.first(std::min(bytes.size(), r->capacity - offset));
   if (bytes.empty()) return;
-  if (r->type->contiguous) {
+  if (r->direct) {
     std::byte* dst = recv_base(r) + offset;
     if (dst != bytes.data()) std::memcpy(dst, bytes.data(), bytes.size());
+  } else if (r->external32) {
+    core::unpack_external32_range(bytes, static_cast<std::size_t>(r->count), r->datatype, offset, r->recv_buf);
   } else if (offset == 0 && bytes.size() == r->bytes) {
     r->type->unpack(bytes.data(), static_cast<std::size_t>(r->count), r->recv_buf);
   } else {
@@ -557,10 +670,13 @@ void EngineImpl::unpack_into(PointRequest* r, std::span<const std::byte> bytes, 
 }
 
 void EngineImpl::complete_recv(PointRequest* r) {
-  std::size_t stored = std::min(r->message_size, r->bytes);
+  std::size_t stored = std::min(r->message_size, r->capacity);
+  if (r->native_basic && stored > 0) stored = native_to_external32_in_place(r, stored);
+  if (r->external32 && !r->direct)
+    stored = core::native_bytes_of_external32(r->datatype, static_cast<std::size_t>(r->count), stored);
   r->status.gridmpi_count = static_cast<long long>(stored);
   r->status.gridmpi_cancelled = 0;
-  if (r->message_size > r->bytes) r->error = MPI_ERR_TRUNCATE;
+  if (r->message_size > r->capacity) r->error = MPI_ERR_TRUNCATE;
   r->status.MPI_ERROR = r->error;
   complete(r);
 }
@@ -570,13 +686,25 @@ void EngineImpl::attach_message(PointRequest* r, std::unique_ptr<UnexpectedMessa
   r->status.MPI_SOURCE = m->envelope.source;
   r->status.MPI_TAG = m->envelope.tag;
   r->message_size = m->size;
+  prepare_receive(r, m->peer_world, m->flags);
+  if ((m->flags & wire::flag_native_basic) && r->datatype == MPI_PACKED) r->native_basic = m->basic;
   if (m->kind == wire::Kind::rts) {
     accept_rendezvous(r, m->peer_world, m->sender_id, m->size);
+    if (!peer(m->peer_world).first_fragment) return;
+    // The rts carried the first fragment (IMPI's long protocol).
+    if (!m->data_complete) {
+      m->claimed_by = r;
+      r->message = std::move(m);
+      return;
+    }
+    unpack_into(r, m->data, 0);
+    r->received += m->data.size();
+    if (r->received >= r->expected) complete_recv(r);
     return;
   }
   if (m->kind == wire::Kind::sync_eager) send_sync_ack(m->peer_world, m->sender_id);
   if (m->data_complete) {
-    unpack_into(r, std::span<const std::byte>(m->data).first(std::min<std::size_t>(m->size, r->bytes)), 0);
+    unpack_into(r, std::span<const std::byte>(m->data).first(std::min<std::size_t>(m->size, r->capacity)), 0);
     complete_recv(r);
   } else {
     m->claimed_by = r;
@@ -587,7 +715,9 @@ void EngineImpl::attach_message(PointRequest* r, std::unique_ptr<UnexpectedMessa
 void EngineImpl::accept_rendezvous(PointRequest* r, int sender_world, std::uint64_t sender_id, std::uint64_t size) {
   r->peer_world = sender_world;
   r->message_size = size;
-  r->expected = std::min<std::size_t>(size, r->bytes);
+  // A transport that sends the whole message whatever we accept (IMPI) gets
+  // an acceptance of everything; the excess is dropped in unpack_into.
+  r->expected = peer(sender_world).first_fragment ? size : std::min<std::size_t>(size, r->capacity);
   r->received = 0;
   wire::CtsHeader cts{sender_id, r->expected > 0 ? r->id : 0, r->expected};
   if (r->expected > 0) register_id(r);
@@ -624,9 +754,18 @@ p2p::Placement EngineImpl::on_frame_begin(int world, std::span<const std::byte> 
         r->status.MPI_SOURCE = h.envelope.source;
         r->status.MPI_TAG = h.envelope.tag;
         r->message_size = h.size;
+        prepare_receive(r, world, h.flags);
+        if ((h.flags & wire::flag_native_basic) && r->datatype == MPI_PACKED) r->native_basic = h.basic;
         if (kind == wire::Kind::rts) {
           accept_rendezvous(r, world, h.sender_id, h.size);
-          return {};
+          if (payload_size == 0) return {};
+          // The first fragment rides on the rts (IMPI's long protocol).
+          r->fragment_offset = 0;
+          p2p::Placement placement;
+          placement.token = make_token(r, token_data);
+          if (r->direct && payload_size <= r->capacity)
+            placement.destination = std::span<std::byte>(recv_base(r), payload_size);
+          return placement;
         }
         if (kind == wire::Kind::sync_eager) send_sync_ack(world, h.sender_id);
         if (h.size == 0) {
@@ -635,7 +774,7 @@ p2p::Placement EngineImpl::on_frame_begin(int world, std::span<const std::byte> 
         }
         p2p::Placement placement;
         placement.token = make_token(r, token_eager);
-        if (r->type->contiguous && h.size <= r->bytes)
+        if (r->direct && h.size <= r->capacity)
           placement.destination = std::span<std::byte>(recv_base(r), h.size);
         return placement;
       }
@@ -645,9 +784,11 @@ p2p::Placement EngineImpl::on_frame_begin(int world, std::span<const std::byte> 
       m->size = h.size;
       m->sender_id = h.sender_id;
       m->peer_world = world;
+      m->flags = h.flags;
+      m->basic = h.basic;
       p2p::Placement placement;
-      if (kind != wire::Kind::rts && h.size > 0) {
-        m->data.resize(h.size);
+      if (payload_size > 0) {  // eager data, or an rts's first fragment
+        m->data.resize(payload_size);
         placement.destination = m->data;
         placement.token = make_token(m.get(), token_unexpected);
       } else {
@@ -661,7 +802,7 @@ p2p::Placement EngineImpl::on_frame_begin(int world, std::span<const std::byte> 
       PointRequest* s = by_id(h.sender_id, kind, world);
       unregister_id(s);
       s->awaiting_cts = false;
-      for (std::size_t offset = 0; offset < h.accepted;) {
+      for (std::size_t offset = s->rts_prefix; offset < h.accepted;) {
         std::size_t n = std::min<std::size_t>(peer(world).max_fragment, h.accepted - offset);
         wire::HeaderBuffer buffer;
         std::size_t hn = wire::DataHeader{h.receiver_id, offset}.encode(buffer);
@@ -680,7 +821,7 @@ p2p::Placement EngineImpl::on_frame_begin(int world, std::span<const std::byte> 
       r->fragment_offset = h.offset;
       p2p::Placement placement;
       placement.token = make_token(r, token_data);
-      if (r->type->contiguous && payload_size > 0)
+      if (r->direct && payload_size > 0 && h.offset + payload_size <= r->capacity)
         placement.destination = std::span<std::byte>(recv_base(r) + h.offset, payload_size);
       return placement;
     }
@@ -706,7 +847,7 @@ void EngineImpl::on_frame_end(int, std::uint64_t token, std::span<const std::byt
   switch (token & tag_mask) {
     case token_eager: {
       auto* r = token_pointer<PointRequest>(token);
-      unpack_into(r, payload.first(std::min(payload.size(), r->bytes)), 0);
+      unpack_into(r, payload, 0);
       complete_recv(r);
       return;
     }
@@ -721,9 +862,13 @@ void EngineImpl::on_frame_end(int, std::uint64_t token, std::span<const std::byt
       auto* m = token_pointer<UnexpectedMessage>(token);
       m->data_complete = true;
       if (PointRequest* r = m->claimed_by) {
-        unpack_into(r, std::span<const std::byte>(m->data).first(std::min<std::size_t>(m->size, r->bytes)), 0);
+        bool fragment = m->kind == wire::Kind::rts;  // the first fragment of a long message
+        unpack_into(r, m->data, 0);
+        std::size_t n = m->data.size();
         r->message.reset();  // destroys m
-        complete_recv(r);
+        if (!fragment) return complete_recv(r);
+        r->received += n;
+        if (r->received >= r->expected) complete_recv(r);
       }
       return;
     }
@@ -1014,13 +1159,19 @@ std::unique_ptr<Engine> make_engine_with(int world_rank, int world_size, std::ui
   return std::make_unique<EngineImpl>(world_rank, world_size, job_cookie, make, options);
 }
 
-std::unique_ptr<Engine> make_engine(int world_rank, int world_size, std::uint64_t job_cookie) {
-  return make_engine_with(world_rank, world_size, job_cookie, [](const p2p::TransportContext& context) {
-    std::vector<std::unique_ptr<p2p::Transport>> transports;
-    for (const auto& factory : p2p::transport_factories())
-      if (auto t = factory.create(context)) transports.push_back(std::move(t));
-    return transports;
-  });
+std::unique_ptr<Engine> make_engine(int world_rank, int world_size, std::uint64_t job_cookie,
+                                    std::shared_ptr<const impi::Startup> impi) {
+  EngineOptions options;
+  options.impi = std::move(impi);
+  return make_engine_with(
+      world_rank, world_size, job_cookie,
+      [](const p2p::TransportContext& context) {
+        std::vector<std::unique_ptr<p2p::Transport>> transports;
+        for (const auto& factory : p2p::transport_factories())
+          if (auto t = factory.create(context)) transports.push_back(std::move(t));
+        return transports;
+      },
+      options);
 }
 
 }  // namespace gridmpi::request

@@ -36,6 +36,8 @@ using TransportMaker =
 struct EngineOptions {
   std::optional<std::int64_t> rsize;
   std::optional<std::int64_t> spin;  // microseconds
+  // A multi-cluster job's IMPI start-up (not an override: passed on to the transports).
+  std::shared_ptr<const impi::Startup> impi{};
 };
 
 // The process-wide table behind MPI_Request handles.
@@ -63,6 +65,7 @@ class EngineImpl final : public Engine, public p2p::FrameSink {
   Request* adopt(std::unique_ptr<Request> request) override;
   std::string endpoint() override;
   void set_peer_endpoints(const std::vector<std::string>& endpoints) override;
+  void wait_ready() override;
   void shutdown() override;
   Request* send_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, core::Comm& comm,
                      std::uint32_t context, SendMode mode) override;
@@ -99,6 +102,8 @@ class EngineImpl final : public Engine, public p2p::FrameSink {
     std::size_t threshold = 0;  // rendezvous from this many bytes
     std::size_t max_fragment = 0;
     std::size_t max_frame_payload = 0;
+    bool external32 = false;      // Capabilities::external32
+    bool first_fragment = false;  // Capabilities::rts_carries_first_fragment
     std::deque<PendingFrame> pending;  // refused with would_block, in order
     bool listed = false;               // in peers_with_pending_
   };
@@ -120,8 +125,13 @@ class EngineImpl final : public Engine, public p2p::FrameSink {
   void start_point(PointRequest* r);
   void start_send(PointRequest* s);
   void start_buffered(PointRequest* s);
+  // Sets s->external32 / s->native_basic for its peer (see wire::flag_native_basic).
+  void choose_representation(PointRequest* s, const Peer& p);
   void start_recv(PointRequest* r);
   void attach_message(PointRequest* r, std::unique_ptr<UnexpectedMessage> m);
+  // A receive is about to take a message of peer `world`: representation, capacity, placement.
+  void prepare_receive(PointRequest* r, int world, std::uint8_t flags);
+  std::size_t native_to_external32_in_place(PointRequest* r, std::size_t bytes);
   void accept_rendezvous(PointRequest* r, int sender_world, std::uint64_t sender_id, std::uint64_t size);
   void send_sync_ack(int peer, std::uint64_t sender_id);
   void unpack_into(PointRequest* r, std::span<const std::byte> bytes, std::size_t offset);

@@ -31,6 +31,7 @@ PointRequest* MatchQueues::take_posted(const wire::Envelope& env) {
 }
 
 void MatchQueues::add_unexpected(std::unique_ptr<UnexpectedMessage> m) {
+  m->arrival = ++arrivals_;
   contexts_[m->envelope.context].unexpected.push_back(std::move(m));
 }
 
@@ -50,6 +51,21 @@ std::unique_ptr<UnexpectedMessage> MatchQueues::take_unexpected(std::uint32_t co
 
 std::unique_ptr<UnexpectedMessage> MatchQueues::take_unexpected_by_sender(std::uint32_t context, int sender_world,
                                                                           std::uint64_t sender_id) {
+  if (context == wire::any_context) {
+    Queues* where = nullptr;
+    std::list<std::unique_ptr<UnexpectedMessage>>::iterator newest;
+    for (auto& [ctx, q] : contexts_)
+      for (auto it = q.unexpected.begin(); it != q.unexpected.end(); ++it)
+        if ((*it)->peer_world == sender_world && (*it)->sender_id == sender_id &&
+            (!where || (*it)->arrival > (*newest)->arrival)) {
+          where = &q;
+          newest = it;
+        }
+    if (!where || !(*newest)->data_complete) return nullptr;
+    auto m = std::move(*newest);
+    where->unexpected.erase(newest);
+    return m;
+  }
   auto c = contexts_.find(context);
   if (c == contexts_.end()) return nullptr;
   auto& q = c->second.unexpected;

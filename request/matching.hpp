@@ -37,6 +37,7 @@ class MatchQueues {
   // The unexpected message of context that sender_world sent as sender_id,
   // removed (MPI_Cancel of that send); null when it is not there any more (a
   // receive or a matched probe took it) or its payload is still arriving.
+  // context wire::any_context: the newest such message of any context.
   std::unique_ptr<UnexpectedMessage> take_unexpected_by_sender(std::uint32_t context, int sender_world,
                                                                std::uint64_t sender_id);
   // The same without removing it (probe).
@@ -51,6 +52,7 @@ class MatchQueues {
     std::list<std::unique_ptr<UnexpectedMessage>> unexpected;
   };
   std::unordered_map<std::uint32_t, Queues> contexts_;
+  std::uint64_t arrivals_ = 0;
 };
 
 }  // namespace gridmpi::request

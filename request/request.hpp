@@ -16,6 +16,7 @@
 #include <vector>
 
 namespace gridmpi::core { struct Comm; }
+namespace gridmpi::impi { struct Startup; }
 
 namespace gridmpi::request {
 
@@ -91,6 +92,9 @@ class Engine {
   // control service), then every peer's (index = world rank).
   virtual std::string endpoint() = 0;
   virtual void set_peer_endpoints(const std::vector<std::string>& endpoints) = 0;
+  // Waits until every transport made the connections it must make before
+  // MPI_Init returns (IMPI's host connections); throws MpiError on failure.
+  virtual void wait_ready() = 0;
   // Called by MPI_Finalize after the final barrier: flushes and closes.
   virtual void shutdown() = 0;
 
@@ -121,7 +125,9 @@ class Engine {
 // (assigned by the engine); this finds it again, or returns nullptr.
 Request* find_request(MPI_Request handle) noexcept;
 
-// Creates the engine for this process (world rank/size, job cookie).
-std::unique_ptr<Engine> make_engine(int world_rank, int world_size, std::uint64_t job_cookie);
+// Creates the engine for this process (world rank/size, job cookie; the
+// IMPI start-up in a multi-cluster job).
+std::unique_ptr<Engine> make_engine(int world_rank, int world_size, std::uint64_t job_cookie,
+                                    std::shared_ptr<const impi::Startup> impi = nullptr);
 
 }  // namespace gridmpi::request

@@ -28,6 +28,9 @@ struct UnexpectedMessage {
   std::vector<std::byte> data;    // eager payload
   bool data_complete = false;     // all of `data` has arrived
   PointRequest* claimed_by = nullptr;  // a receive matched it before the data was complete
+  std::uint64_t arrival = 0;      // arrival order (set by MatchQueues::add_unexpected)
+  std::uint8_t flags = 0;         // wire::MessageHeader::flags
+  std::uint16_t basic = 0;        // wire::MessageHeader::basic
 };
 
 enum class PointRole : std::uint8_t { send, recv };
@@ -38,7 +41,15 @@ struct PointRequest : Request {
   int peer_world = MPI_PROC_NULL;  // world rank of dest/source (MPI_PROC_NULL, or -1 for any source)
   int my_comm_rank = 0;            // the `source` we put in frames
   const core::Datatype* type = nullptr;
-  std::size_t bytes = 0;           // send: packed size; recv: capacity
+  std::size_t bytes = 0;           // send: packed size; recv: capacity (native packed bytes)
+  // Set when the peer's transport carries external32 data (IMPI): sends pack
+  // external32, receives unpack it (decided when the peer is known).
+  bool external32 = false;
+  bool spans_clients = false;  // its communicator spans clusters (core::spans_clients)
+  // Send: native elements of this predefined basic type sent on a
+  // communicator that spans clusters (wire::flag_native_basic); receive:
+  // the same from the matched message.  0 otherwise.
+  std::uint16_t native_basic = 0;
 
   // Send side.
   std::span<const std::byte> wire_data;  // what goes on the wire (user memory, packed copy or bsend buffer)
@@ -46,6 +57,7 @@ struct PointRequest : Request {
   int frames_outstanding = 0;            // queued in the engine or in flight in a transport
   bool awaiting_cts = false;
   bool awaiting_ack = false;
+  std::size_t rts_prefix = 0;            // bytes sent with the rts (rts_carries_first_fragment)
   bool internal = false;                 // created by the engine (buffered copy); released at completion
   bool holds_comm = false;               // core::comm_hold'ed its communicator (released by release())
   std::optional<std::size_t> bsend_block;  // offset of its block in the attached buffer
@@ -61,6 +73,11 @@ struct PointRequest : Request {
   std::size_t expected = 0;      // rendezvous bytes accepted (what the sender will send)
   std::size_t received = 0;
   std::size_t fragment_offset = 0;  // offset of the data frame being received
+  // Decided when a message is matched (prepare_receive): capacity in the
+  // message's wire representation, and whether payloads may be placed
+  // straight into the user's buffer.
+  std::size_t capacity = 0;
+  bool direct = false;
   std::unique_ptr<UnexpectedMessage> message;  // matched message whose payload is still arriving
   bool posted = false;
   std::list<PointRequest*>::iterator posted_position;

@@ -52,7 +52,7 @@ std::string kind_name(Kind kind) {
 std::size_t MessageHeader::encode(std::span<std::byte> out) const {
   need_room(out, encoded_size);
   WireWriter w(out.data());
-  put_common(w, kind);
+  w.put(static_cast<std::uint8_t>(kind)).put(flags).put(basic);
   w.put(envelope.context).put(envelope.source).put(envelope.tag).put(size).put(sender_id);
   return w.used();
 }
@@ -63,6 +63,8 @@ MessageHeader MessageHeader::decode(std::span<const std::byte> in) {
   if (h.kind != Kind::eager && h.kind != Kind::sync_eager && h.kind != Kind::rts)
     throw MpiError(MPI_ERR_INTERN, fmt::format("{} header where a message header was expected", kind_name(h.kind)));
   need(in, encoded_size, h.kind);
+  h.flags = static_cast<std::uint8_t>(in[1]);
+  h.basic = WireReader(in.data() + 2).get<std::uint16_t>();
   WireReader r(in.data() + 4);
   h.envelope.context = r.get<std::uint32_t>();
   h.envelope.source = r.get<std::int32_t>();

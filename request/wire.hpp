@@ -4,6 +4,7 @@
 //
 // Every header starts with   u8 kind | u8 flags | u16 reserved
 //
+//   (MessageHeader only: u8 kind | u8 flags | u16 basic, see flag_external32)
 //   eager, sync_eager, rts:  + u32 context | i32 source | i32 tag | u64 size | u64 sender_id   (32 bytes)
 //   cts:                     + u32 reserved | u64 sender_id | u64 receiver_id | u64 accepted  (32 bytes)
 //   data:                    + u32 reserved | u64 receiver_id | u64 offset                    (24 bytes)
@@ -58,9 +59,21 @@ struct Envelope {
   bool operator==(const Envelope&) const = default;
 };
 
+// MessageHeader::flags, for communicators that span clusters (MPI_Pack on
+// them produces external32, IMPI's rule), on transports whose data is native:
+// flag_external32: the payload is external32 (an MPI_PACKED message, or
+//   typed data of mixed basic types): a typed receive converts it.
+// flag_native_basic: the payload is native elements of one predefined basic
+//   type, MessageHeader::basic: a receive into MPI_PACKED converts them to
+//   external32 (typed receives take them as they are).
+constexpr std::uint8_t flag_external32 = 1;
+constexpr std::uint8_t flag_native_basic = 2;
+
 // eager, sync_eager and rts share a layout.
 struct MessageHeader {
   Kind kind = Kind::eager;
+  std::uint8_t flags = 0;
+  std::uint16_t basic = 0;  // with flag_native_basic: the MPI_Datatype handle of the elements
   Envelope envelope;
   std::uint64_t size = 0;       // packed bytes of the whole message
   std::uint64_t sender_id = 0;  // names the message (sync_ack, cts, cancel_request)
@@ -97,8 +110,12 @@ struct SyncAckHeader {
   bool operator==(const SyncAckHeader&) const = default;
 };
 
+// CancelRequestHeader::context of a transport whose cancel does not name the
+// context (IMPI): the newest matching message of any context is dropped.
+constexpr std::uint32_t any_context = 0xffffffffu;
+
 struct CancelRequestHeader {
-  std::uint32_t context = 0;    // where the message waits (the envelope's context)
+  std::uint32_t context = 0;    // where the message waits (the envelope's context), or any_context
   std::uint64_t sender_id = 0;  // the message's sender_id
   static constexpr std::size_t encoded_size = 16;
   std::size_t encode(std::span<std::byte> out) const;

@@ -9,6 +9,7 @@
 
 #include "core/api.hpp"
 #include "core/datatype.hpp"
+#include "core/job_layout.hpp"
 
 using gridmpi::MpiError;
 using gridmpi::require;
@@ -444,14 +445,21 @@ extern "C" int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, 
     require(incount >= 0, MPI_ERR_COUNT, "incount is negative");
     require_out(position, "position");
     const core::Datatype& t = core::committed_datatype(datatype);
-    long long need = static_cast<long long>(incount) * static_cast<long long>(t.size);
+    // On a communicator spanning clusters the packed form is external32
+    // (IMPI), so that it can be sent as MPI_PACKED to any of them.
+    const bool external = core::spans_clients(comm);
+    long long need = external ? static_cast<long long>(core::external32_size(datatype, static_cast<std::size_t>(incount)))
+                              : static_cast<long long>(incount) * static_cast<long long>(t.size);
     if (*position < 0 || *position + need > outsize)
       throw MpiError(MPI_ERR_TRUNCATE, std::to_string(need) + " packed bytes do not fit at position " +
                                            std::to_string(*position) + " of a " +
                                            std::to_string(outsize) + "-byte buffer");
     if (need == 0) return;
     require_out(outbuf, "outbuf");
-    t.pack(inbuf, static_cast<std::size_t>(incount), static_cast<std::byte*>(outbuf) + *position);
+    if (external)
+      core::pack_external32(inbuf, static_cast<std::size_t>(incount), datatype, static_cast<std::byte*>(outbuf) + *position);
+    else
+      t.pack(inbuf, static_cast<std::size_t>(incount), static_cast<std::byte*>(outbuf) + *position);
     *position += static_cast<int>(need);
   });
 }
@@ -463,15 +471,20 @@ extern "C" int PMPI_Unpack(const void* inbuf, int insize, int* position, void* o
     require(outcount >= 0, MPI_ERR_COUNT, "outcount is negative");
     require_out(position, "position");
     const core::Datatype& t = core::committed_datatype(datatype);
-    long long need = static_cast<long long>(outcount) * static_cast<long long>(t.size);
+    const bool external = core::spans_clients(comm);
+    long long need = external ? static_cast<long long>(core::external32_size(datatype, static_cast<std::size_t>(outcount)))
+                              : static_cast<long long>(outcount) * static_cast<long long>(t.size);
     if (*position < 0 || *position + need > insize)
       throw MpiError(MPI_ERR_TRUNCATE, "unpacking " + std::to_string(need) + " bytes at position " +
                                            std::to_string(*position) + " runs past the end of a " +
                                            std::to_string(insize) + "-byte buffer");
     if (need == 0) return;
     require_out(inbuf, "inbuf");
-    t.unpack(static_cast<const std::byte*>(inbuf) + *position, static_cast<std::size_t>(outcount),
-             outbuf);
+    if (external)
+      core::unpack_external32(static_cast<const std::byte*>(inbuf) + *position, static_cast<std::size_t>(outcount),
+                              datatype, outbuf);
+    else
+      t.unpack(static_cast<const std::byte*>(inbuf) + *position, static_cast<std::size_t>(outcount), outbuf);
     *position += static_cast<int>(need);
   });
 }

@@ -228,11 +228,19 @@ extern "C" int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype
     const std::size_t bytes = static_cast<std::size_t>(count) * type.size;
     if (bytes > static_cast<std::size_t>(INT_MAX))
       throw MpiError(MPI_ERR_COUNT, fmt::format("{} bytes are too many for MPI_Sendrecv_replace", bytes));
-    // The incoming message lands in a packed staging buffer, so the outgoing
-    // one can still be read from buf until it has left.
-    std::vector<std::byte> staging(bytes);
+    // The incoming message lands in a staging buffer laid out like buf (so
+    // that the receive converts it, e.g. from another cluster's external32),
+    // and the outgoing one can still be read from buf until it has left.
+    MPI_Aint lo = 0, hi = 0;
+    if (count > 0) {
+      MPI_Aint last = static_cast<MPI_Aint>(count - 1) * type.extent();
+      lo = std::min(type.true_lb, last + type.true_lb);
+      hi = std::max(type.true_ub, last + type.true_ub);
+    }
+    std::vector<std::byte> staging(static_cast<std::size_t>(hi - lo));
+    std::byte* base = staging.data() - lo;
     auto& engine = pt2pt::engine();
-    Request* rr = engine.irecv(staging.data(), static_cast<int>(bytes), MPI_BYTE, source, recvtag, c, c.context_id);
+    Request* rr = engine.irecv(base, count, datatype, source, recvtag, c, c.context_id);
     Request* sr = nullptr;
     try {
       sr = engine.isend(buf, count, datatype, dest, sendtag, c, c.context_id, SendMode::standard);
@@ -245,13 +253,13 @@ extern "C" int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype
     const std::size_t received = static_cast<std::size_t>(rr->status.gridmpi_count);
     const int error = rr->error;
     if (error == MPI_SUCCESS && received > 0) {
-      if (type.contiguous)
-        std::memcpy(static_cast<std::byte*>(buf) + type.true_lb, staging.data(), received);
-      else if (received == bytes)
-        type.unpack(staging.data(), static_cast<std::size_t>(count), buf);
-      else
-        type.unpack_range(std::span<const std::byte>(staging.data(), received), static_cast<std::size_t>(count), 0,
-                          buf);
+      if (type.contiguous) {
+        std::memcpy(static_cast<std::byte*>(buf) + type.true_lb, base + type.true_lb, received);
+      } else {
+        std::vector<std::byte> packed(received);
+        type.pack_range(base, static_cast<std::size_t>(count), 0, packed);
+        type.unpack_range(packed, static_cast<std::size_t>(count), 0, buf);
+      }
     }
     pt2pt::release_checked(engine, rr, status);
   });

@@ -10,6 +10,15 @@
 //     late R      rank R sleeps 600 s before connecting
 //     hang        everyone waits after the exchange (killed from outside)
 //
+//   mpirun -client (tests/impi/test_client_*.py), the process side of the
+//   IMPI start-up (impi/job_map.hpp): each rank publishes a LocalHost
+//   (127.0.0.1, port 20000+rank, its pid, IMPI_H_ACKMARK/HIWATER) under
+//   key impi-host, decodes the one value mpirun answers into a JobMap and
+//   prints it on one line ("impi rank R world W of S ...").
+//     impi        then finalize, exit 0
+//     impi-hang   then wait (killed from outside)
+//     impi-bad    publishes a malformed record instead
+//
 // With GRIDMPI_TEST_PIDDIR set, every rank writes its pid to DIR/rank.R and
 // starts a child `sleep 1000` in its process group (pid in DIR/child.R) so
 // that the tests can check that nothing of the job survives.
@@ -21,6 +30,8 @@
 #include <fstream>
 #include <string>
 
+#include "impi/job_map.hpp"
+#include "impi/params.hpp"
 #include "launcher/control_client.hpp"
 
 namespace {
@@ -53,6 +64,52 @@ void record_pids(int rank) {
   for (;;) pause();
 }
 
+namespace impi = gridmpi::impi;
+namespace launcher = gridmpi::launcher;
+
+int impi_mode(const std::string& mode) {
+  auto client = launcher::ControlClient::from_environment();
+  if (!client) {
+    std::fprintf(stderr, "impi modes need mpirun\n");
+    return 2;
+  }
+  auto& control = *client;
+  impi::LocalHost me;
+  me.address = impi::host_id_from_ipv4(0x7f000001);
+  me.port = static_cast<std::uint16_t>(20000 + control.rank());
+  me.pid = getpid();
+  me.ackmark = impi::params::h_ackmark();
+  me.hiwater = impi::params::h_hiwater();
+  std::vector<std::string> answer;
+  try {
+    answer = control.exchange(impi::key_local_host, mode == "impi-bad" ? std::string("bad") : me.encode());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rank %d: %s\n", control.rank(), e.what());
+    for (;;) pause();
+  }
+  if (answer.size() != 1) {
+    std::fprintf(stderr, "rank %d: %zu values for impi-host, expected 1\n", control.rank(), answer.size());
+    return 3;
+  }
+  auto map = impi::JobMap::from_labels(impi::CollatedLabels::decode(answer[0]));
+  std::string hosts, pids;
+  for (const auto& h : map.hosts)
+    hosts += impi::to_string(h.address) + ":" + std::to_string(h.port) + "/" + std::to_string(h.nprocs) + "@" +
+             std::to_string(h.client) + ",";
+  for (const auto& p : map.procs) pids += std::to_string(p.pid) + ",";
+  std::printf("impi rank %d world %d of %d client %d/%d datalen %d tagub %d xsize %d maxlinear %d ackmark %d "
+              "hiwater %d first %d hosts %s pids %s\n",
+              control.rank(), map.rank_of(impi::Proc{me.address, me.pid}), map.world_size(), map.my_client,
+              map.nclients, map.datalen, map.tagub, map.coll_xsize, map.coll_maxlinear, map.ackmark, map.hiwater,
+              map.client_first_rank[static_cast<std::size_t>(map.my_client)], hosts.c_str(), pids.c_str());
+  std::fflush(stdout);
+  if (mode == "impi-hang") {
+    for (;;) pause();
+  }
+  control.finalize();
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -63,6 +120,7 @@ int main(int argc, char** argv) {
   record_pids(my_rank);
   if (mode == "exit1" && my_rank == target) return 1;
   if (mode == "late" && my_rank == target) sleep(600);
+  if (mode.starts_with("impi")) return impi_mode(mode);
 
   auto client = gridmpi::launcher::ControlClient::from_environment();
   if (!client) {

@@ -54,7 +54,7 @@ class Env:
     def env(self, extra=None):
         e = dict(os.environ)
         for k in list(e):
-            if k.startswith("_YAMPI_") or k.startswith("GRIDMPI_"):
+            if k.startswith("_YAMPI_") or k.startswith("GRIDMPI_") or k.startswith("IMPI_"):
                 del e[k]
         e["GRIDMPI_TEST_PIDDIR"] = self.piddir
         e.update(extra or {})
@@ -224,7 +224,7 @@ def usage_errors(env):
         (["-np"], "-np needs"),
         (["-np", "x", "hostname"], "got 'x'"),
         (["-np", "2"], "no program"),
-        (["-client", "0", "127.0.0.1:5000", "-np", "2", "hostname"], "not yet supported"),
+        (["-client", "0", "127.0.0.1:0", "-np", "2", "hostname"], "port 1..65535"),
         (["-np", "2", "-c", os.path.join(env.tmp, "missing"), "hostname"], "missing"),
         (["-np", "2", "-c", hostfile, "hostname"], "bad_hosts"),
     ]
@@ -239,6 +239,28 @@ def usage_errors(env):
     lines = p.stderr.splitlines()
     check(p.returncode == 2 and len(lines) == 1 and "_YAMPI_MPIRUN_STARTUP_TIMEOUT" in lines[0],
           f"malformed value: exit {p.returncode}, {lines!r}")
+
+
+@case
+def client_flags(env):
+    # mpirun -client checks its flags and the IMPI authentication before it
+    # starts anything (the multi-cluster runs themselves: tests/impi/test_client_*.py).
+    for args, needle in ((["-client", "32", "127.0.0.1:4000"], "client number 0..31, got '32'"),
+                         (["-client", "x", "127.0.0.1:4000"], "got 'x'"),
+                         (["-client", "0", "4000"], "ADDR:PORT"),
+                         (["-client", "0", "127.0.0.1:70000"], "port 1..65535"),
+                         (["-client", "0"], "needs ADDR:PORT")):
+        p = env.run(args + ["-np", "1", "sh", "-c", "echo started"], {"IMPI_AUTH_NONE": "1"})
+        lines = stderr_lines(p)
+        check(p.returncode == 2 and len(lines) == 1 and needle in lines[0], f"{args}: exit {p.returncode}, {lines!r}")
+        check(p.stdout == "", f"{args}: something ran: {p.stdout!r}")
+    p = env.run(["-client", "0", "127.0.0.1:4000", "-np", "2", "sh", "-c", "echo started"])
+    lines = stderr_lines(p)
+    check(p.returncode == 2 and len(lines) == 1 and lines[0].startswith("mpirun: no IMPI authentication is enabled"),
+          f"no auth: exit {p.returncode}, {lines!r}")
+    check(p.stdout == "", f"no auth: something ran: {p.stdout!r}")
+    p = env.run(["-help"])
+    check("-client K ADDR:PORT" in p.stdout and "IMPI_AUTH_NONE" in p.stdout, p.stdout)
 
 
 @case

@@ -48,16 +48,29 @@ TEST_CASE("mpirun options: errors are one 'cause; fix' line", "[launcher]") {
   CHECK_THAT(usage_error({"-np", "0", "a.out"}), Catch::Contains("got '0'"));
   CHECK_THAT(usage_error({"-np", "2"}), Catch::StartsWith("no program to run; "));
   CHECK_THAT(usage_error({"-c"}), Catch::StartsWith("option -c needs a host file name"));
-  CHECK_THAT(usage_error({"-client", "0", "10.0.0.1:4000", "-np", "2", "a.out"}),
-             Catch::Contains("not yet supported"));
   CHECK_THAT(usage_error({"-client", "40", "10.0.0.1:4000", "a.out"}), Catch::Contains("0..31"));
+  CHECK_THAT(usage_error({"-client", "-1", "10.0.0.1:4000", "a.out"}), Catch::Contains("0..31"));
+  CHECK_THAT(usage_error({"-client", "x", "10.0.0.1:4000", "a.out"}), Catch::Contains("got 'x'"));
   CHECK_THAT(usage_error({"-client", "0", "nocolon", "a.out"}), Catch::Contains("ADDR:PORT"));
+  CHECK_THAT(usage_error({"-client", "0", ":4000", "a.out"}), Catch::Contains("ADDR:PORT"));
+  for (const char* bad : {"h:0", "h:65536", "h:x", "h:-4", "h:4x"})
+    CHECK_THAT(usage_error({"-client", "0", bad, "a.out"}), Catch::Contains("port 1..65535"));
   CHECK_THAT(usage_error({"-tv", "a.out"}), Catch::Contains("not supported by gridmpi"));
   for (auto args : std::vector<std::vector<std::string>>{{"-x"}, {"-np"}, {"-np", "-1", "a"}, {"-client", "0"}}) {
     std::string e = usage_error(args);
     CHECK(e.find(';') != std::string::npos);
     CHECK(e.find('\n') == std::string::npos);
   }
+}
+
+TEST_CASE("mpirun options: -client K ADDR:PORT", "[launcher]") {
+  auto o = parse_mpirun_options({"-client", "3", "10.1.2.3:4000", "-np", "2", "a.out"});
+  CHECK(o.client == 3);
+  CHECK(o.server_host == "10.1.2.3");
+  CHECK(o.server_port == 4000);
+  CHECK(o.np == 2);
+  CHECK(parse_mpirun_options({"a.out"}).client == -1);
+  CHECK(parse_mpirun_options({"-client", "31", "server.example:65535", "a.out"}).server_host == "server.example");
 }
 
 TEST_CASE("placement fills each host's slots top-down, then wraps", "[rpim]") {

@@ -19,8 +19,9 @@ int exited(int code) { return code << 8; }
 int killed(int signo) { return signo; }
 
 struct Harness {
-  explicit Harness(int n, std::vector<bool> remote = {}) {
+  explicit Harness(int n, std::vector<bool> remote = {}, std::string external_fence = "") {
     JobSettings s;
+    s.external_fence_key = external_fence;
     s.cookie = cookie;
     for (int i = 0; i < n; ++i) s.hosts.push_back("node" + std::to_string(i));
     s.remote = remote;
@@ -75,6 +76,8 @@ struct Harness {
         signals.push_back(k->signo);
       } else if (auto* f = std::get_if<action::Finish>(&a)) {
         finished.push_back(f->exit_status);
+      } else if (auto* e = std::get_if<action::ExternalFence>(&a)) {
+        external.push_back(*e);
       }
     }
   }
@@ -101,6 +104,7 @@ struct Harness {
   std::vector<std::string> printed;
   std::vector<int> signals;
   std::vector<int> finished;
+  std::vector<action::ExternalFence> external;
 };
 
 }  // namespace
@@ -468,4 +472,101 @@ TEST_CASE("a malformed frame closes that connection only", "[control]") {
   CHECK(h.closed == std::vector<ConnectionId>{3});
   CHECK_THAT(h.printed.back(), Catch::Contains("closing control connection from 10.0.0.9:40003"));
   CHECK_FALSE(h.job->failed());
+}
+
+// --- mpirun -client: the fence of the IMPI host records is answered from outside ---
+
+TEST_CASE("the external fence goes out as one action and is answered with one value", "[control][impi]") {
+  Harness h(2, {}, "impi-host");
+  h.launch_all();
+  h.hello(1, 0);
+  h.hello(2, 1);
+  // Other keys are still answered here.
+  h.put(1, "endpoint", "a");
+  h.put(2, "endpoint", "b");
+  CHECK(h.sent_to(1, MessageType::values).size() == 1);
+  h.put(2, "impi-host", "host1");
+  CHECK(h.external.empty());
+  h.put(1, "impi-host", "host0");
+  REQUIRE(h.external.size() == 1);
+  CHECK(h.external[0].key == "impi-host");
+  CHECK(h.external[0].values == std::vector<std::string>{"host0", "host1"});
+  CHECK(h.sent_to(1, MessageType::values).size() == 1);  // nothing sent to the ranks yet
+  h.job->answer_external_fence("impi-host", {"labels"});
+  h.collect();
+  for (ConnectionId c : {1, 2}) {
+    auto v = h.sent_to(c, MessageType::values);
+    REQUIRE(v.size() == 2);
+    CHECK(v[1].key == "impi-host");
+    CHECK(v[1].values == std::vector<std::string>{"labels"});
+  }
+  // A second answer without a new fence is ignored.
+  h.job->answer_external_fence("impi-host", {"again"});
+  h.collect();
+  CHECK(h.sent_to(1, MessageType::values).size() == 2);
+  h.simple(1, MessageType::finalize);
+  h.simple(2, MessageType::finalize);
+  CHECK_FALSE(h.job->completed_mpi_job());
+  h.exit_rank(0, exited(0));
+  h.exit_rank(1, exited(0));
+  CHECK(h.finished == std::vector<int>{0});
+  CHECK(h.job->completed_mpi_job());
+}
+
+TEST_CASE("without the setting, the impi-host key is an ordinary fence", "[control][impi]") {
+  Harness h(1);
+  h.launch_all();
+  h.hello(1, 0);
+  h.put(1, "impi-host", "x");
+  CHECK(h.external.empty());
+  CHECK(h.sent_to(1, MessageType::values).size() == 1);
+}
+
+TEST_CASE("an external failure ends the job with one line", "[control][impi]") {
+  Harness h(2, {}, "impi-host");
+  h.launch_all();
+  h.hello(1, 0);
+  h.hello(2, 1);
+  h.put(1, "impi-host", "a");
+  h.put(2, "impi-host", "b");
+  REQUIRE(h.external.size() == 1);
+  h.job->external_failure("impi-server closed the connection: another cluster's job failed", h.now);
+  h.collect();
+  REQUIRE(h.printed.size() == 1);
+  CHECK(h.printed[0] == "mpirun: impi-server closed the connection: another cluster's job failed");
+  CHECK(h.signals == std::vector<int>{SIGTERM});
+  // The answer arriving after the failure is not sent.
+  h.job->answer_external_fence("impi-host", {"late"});
+  h.collect();
+  CHECK(h.sent_to(1, MessageType::values).empty());
+  // A second failure is not reported again.
+  h.job->external_failure("mpirun: something else", h.now);
+  h.collect();
+  CHECK(h.printed.size() == 1);
+  h.exit_rank(0, killed(SIGTERM));
+  h.exit_rank(1, killed(SIGTERM));
+  CHECK(h.finished == std::vector<int>{255});
+  CHECK_FALSE(h.job->completed_mpi_job());
+}
+
+TEST_CASE("a fence completing while the job stops is not handed out", "[control][impi]") {
+  Harness h(2, {}, "impi-host");
+  h.launch_all();
+  h.hello(1, 0);
+  h.hello(2, 1);
+  h.put(1, "impi-host", "a");
+  h.job->external_failure("impi-server unreachable", h.now);
+  h.collect();
+  h.put(2, "impi-host", "b");
+  CHECK(h.external.empty());
+}
+
+TEST_CASE("plain programs under mpirun -client are not a completed MPI job", "[control][impi]") {
+  Harness h(2, {}, "impi-host");
+  h.launch_all();
+  h.exit_rank(0, exited(0));
+  h.exit_rank(1, exited(0));
+  CHECK(h.finished == std::vector<int>{0});
+  CHECK_FALSE(h.job->failed());
+  CHECK_FALSE(h.job->completed_mpi_job());
 }

@@ -1,0 +1,1098 @@
+// The IMPI transport (impi/transport.hpp).
+#include "impi/transport.hpp"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <boost/asio/buffer.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/write.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <fmt/format.h>
+
+#include "conf/log.hpp"
+#include "conf/registry.hpp"
+#include "core/error.hpp"
+#include "impi/params.hpp"
+#include "launcher/control_client.hpp"
+#include "p2p/tcp/tcp_address.hpp"
+#include "request/wire.hpp"
+
+namespace gridmpi::impi {
+
+namespace asio = boost::asio;
+using asio::ip::tcp;
+using boost::system::error_code;
+using gridmpi::log;
+
+namespace {
+
+const conf::Param<double> connect_timeout_param{
+    "impi.connect_timeout", 60.0, "seconds",
+    "how long MPI_Init waits for the IMPI host connections to the other clusters", conf::Level::tuner};
+
+template <class F>
+auto config(F&& f) {
+  try {
+    return f();
+  } catch (const conf::ConfigError& e) {
+    throw MpiError(MPI_ERR_OTHER, e.what());
+  }
+}
+
+constexpr std::size_t read_buffer_size = 256 * 1024;
+constexpr std::size_t copy_limit = 64 * 1024;  // payloads up to this are copied, so the send completes at once
+
+bool is_would_block(const error_code& ec) {
+  return ec == asio::error::would_block || ec == asio::error::try_again;
+}
+
+// ---- the listening socket ---------------------------------------------------
+
+std::uint32_t server_address_from_environment() {
+  const char* server = std::getenv("IMPI_SERVER");
+  if (!server || !*server) return 0x7f000001;
+  auto hp = p2p::tcp::split_host_port(server);
+  if (!hp) return 0x7f000001;
+  if (auto v4 = p2p::tcp::parse_ipv4(hp->host)) return *v4;
+  std::string error;
+  auto resolved = p2p::tcp::resolve_ipv4(hp->host, &error);
+  return resolved ? *resolved : 0x7f000001;
+}
+
+// The local address the kernel would use to reach `destination` (a UDP
+// connect sends nothing).
+std::uint32_t local_address_towards(std::uint32_t destination) {
+  int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return 0x7f000001;
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_port = htons(9);
+  to.sin_addr.s_addr = htonl(destination);
+  std::uint32_t result = 0x7f000001;
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&to), sizeof to) == 0) {
+    sockaddr_in local{};
+    socklen_t n = sizeof local;
+    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &n) == 0) result = ntohl(local.sin_addr.s_addr);
+  }
+  ::close(fd);
+  return result;
+}
+
+std::uint32_t choose_address() {
+  std::string network = config([] { return params::network(); });
+  if (!network.empty()) {
+    auto net = p2p::tcp::parse_network(network, "IMPI_NETWORK");
+    auto found = p2p::tcp::interface_in(p2p::tcp::local_interfaces(), net);
+    if (!found)
+      throw MpiError(MPI_ERR_OTHER, fmt::format("IMPI_NETWORK is {}: no interface of this host is in that network "
+                                                "(check the address, or unset IMPI_NETWORK)", network));
+    return found->address;
+  }
+  return local_address_towards(server_address_from_environment());
+}
+
+int open_listener(std::uint32_t address, std::uint16_t* port) {
+  auto range = p2p::tcp::parse_port_range(config([] { return params::port_range(); }), "IMPI_PORT_RANGE");
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) throw MpiError(MPI_ERR_OTHER, fmt::format("impi: cannot create a socket: {}", std::strerror(errno)));
+  int one = 1;
+  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  sockaddr_in at{};
+  at.sin_family = AF_INET;
+  at.sin_addr.s_addr = htonl(address);
+  int error = 0;
+  bool bound = false;
+  for (std::uint32_t p = range.first; p <= range.last; ++p) {
+    at.sin_port = htons(static_cast<std::uint16_t>(p));
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&at), sizeof at) == 0) {
+      bound = true;
+      break;
+    }
+    error = errno;
+    if (error != EADDRINUSE) break;
+  }
+  if (!bound || ::listen(fd, 128) != 0) {
+    if (bound) error = errno;
+    ::close(fd);
+    throw MpiError(MPI_ERR_OTHER,
+                   range.any() ? fmt::format("impi: cannot listen on {}: {}", p2p::tcp::format_ipv4(address),
+                                             std::strerror(error))
+                               : fmt::format("impi: no free port on {} in IMPI_PORT_RANGE {}:{} ({}); widen the range",
+                                             p2p::tcp::format_ipv4(address), range.first, range.last,
+                                             std::strerror(error)));
+  }
+  sockaddr_in bound_at{};
+  socklen_t n = sizeof bound_at;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&bound_at), &n);
+  *port = ntohs(bound_at.sin_port);
+  return fd;
+}
+
+std::string proc_text(const JobMap& map, int rank) {
+  const HostEntry& h = map.hosts[static_cast<std::size_t>(map.proc_host[static_cast<std::size_t>(rank)])];
+  return fmt::format("rank {} (client {}, {}:{})", rank, h.client, to_string(h.address), h.port);
+}
+
+}  // namespace
+
+Startup::~Startup() {
+  if (listen_fd >= 0) ::close(listen_fd);
+}
+
+bool started_as_client() {
+  const char* id = std::getenv("IMPI_CLIENT_ID");
+  return id && *id;
+}
+
+std::shared_ptr<Startup> join(launcher::ControlClient& control, int local_rank) {
+  auto s = std::make_shared<Startup>();
+  std::uint32_t address = choose_address();
+  std::uint16_t port = 0;
+  s->listen_fd = open_listener(address, &port);
+  s->self.address = host_id_from_ipv4(address);
+  s->self.port = port;
+  s->self.pid = static_cast<std::int64_t>(::getpid());
+  s->self.ackmark = config([] { return params::h_ackmark(); });
+  s->self.hiwater = config([] { return params::h_hiwater(); });
+  std::vector<std::string> values = control.exchange(key_local_host, s->self.encode());
+  if (values.size() != 1)
+    throw MpiError(MPI_ERR_OTHER, fmt::format("impi: mpirun answered the start-up exchange with {} values (1 "
+                                              "expected): is this mpirun a gridmpi mpirun -client?",
+                                              values.size()));
+  try {
+    s->map = JobMap::from_labels(CollatedLabels::decode(values[0]));
+  } catch (const WireError& e) {
+    throw MpiError(MPI_ERR_OTHER, fmt::format("impi: the job description from impi-server is unusable: {}", e.what()));
+  }
+  const JobMap& map = s->map;
+  if (map.my_client < 0 || map.my_client >= map.nclients ||
+      map.client_nprocs[static_cast<std::size_t>(map.my_client)] != control.size())
+    throw MpiError(MPI_ERR_OTHER, fmt::format("impi: client {} announced {} processes, this cluster has {}",
+                                              map.my_client, map.my_client < map.nclients
+                                                                 ? map.client_nprocs[static_cast<std::size_t>(map.my_client)]
+                                                                 : -1,
+                                              control.size()));
+  s->my_rank = map.client_first_rank[static_cast<std::size_t>(map.my_client)] + local_rank;
+  Proc me{s->self.address, s->self.pid};
+  if (map.procs[static_cast<std::size_t>(s->my_rank)] != me)
+    throw MpiError(MPI_ERR_OTHER, fmt::format("impi: the server's job description puts another process at rank {}",
+                                              s->my_rank));
+  return s;
+}
+
+// ---- the transport ------------------------------------------------------------
+
+class ImpiTransport final : public p2p::Transport {
+ public:
+  ImpiTransport(const p2p::TransportContext& context, std::shared_ptr<const Startup> startup);
+  ~ImpiTransport() override;
+  ImpiTransport(const ImpiTransport&) = delete;
+  ImpiTransport& operator=(const ImpiTransport&) = delete;
+
+  const char* name() const noexcept override { return "impi"; }
+  p2p::Capabilities capabilities() const override;
+  bool reachable(int peer) const override;
+  std::string endpoint() override { return {}; }
+  void set_peer_endpoint(int, std::string_view) override {}
+  p2p::SendStatus send(int peer, std::span<const std::byte> header, std::span<const std::byte> payload,
+                       std::uint64_t token) override;
+  bool progress() override;
+  bool ready() const override;
+  void begin_shutdown() override;
+  bool shutdown_complete() const override;
+
+ private:
+  class Connection;
+  friend class Connection;
+
+  // A packet waiting for the socket (or for flow control).
+  struct OutPacket {
+    std::array<std::byte, PacketHeader::size> head{};
+    std::vector<std::byte> copy;
+    std::span<const std::byte> payload;
+    std::size_t written = 0;
+    bool report = false;  // tell the sink when written (in_flight payload)
+    std::uint64_t token = 0;
+    int peer = -1;        // world rank, for on_send_complete
+    bool fini = false;
+    bool counted = false; // counts for flow control
+    std::size_t total() const noexcept { return head.size() + payload.size(); }
+  };
+  // Per remote proc (world rank).
+  struct PeerState {
+    int host = -1;
+    std::int64_t sent = 0;       // counted packets not yet acknowledged
+    std::int64_t received = 0;   // counted packets not yet acknowledged by us
+    std::deque<OutPacket> held;  // counted packets held by flow control (FIFO)
+  };
+  // A long message we send: what its continuation packets repeat.
+  struct LongSend {
+    int peer = -1;
+    std::uint64_t msglen = 0;
+    std::int32_t lsrank = 0, tag = 0;
+    std::uint64_t cid = 0;
+    std::uint64_t srqid = 0;
+  };
+  // A long message we receive: where its next continuation goes.
+  struct LongReceive {
+    std::uint64_t offset = 0;
+    std::uint64_t msglen = 0;
+  };
+
+  void adopt_listener();
+  void accept_next();
+  void connect_to(int host);
+  void identified(const std::shared_ptr<Connection>& c, int host);
+  void fail(const std::string& message);
+  void fail(std::exception_ptr error);
+  Proc proc(int rank) const { return map().procs[static_cast<std::size_t>(rank)]; }
+  const JobMap& map() const { return startup_->map; }
+  PacketHeader header_to(int peer, PacketType type) const;
+  p2p::SendStatus submit(int peer, OutPacket&& packet, bool counted);
+  void release_held(int peer);
+  void send_control(int peer, PacketType type, std::uint64_t srqid, std::uint64_t drqid);
+  // A packet arrived on the connection of host `host`: translate and deliver.
+  // Returns the placement for its payload (DATA/DATASYNC) and fills
+  // `frame_peer`; control packets are handled completely here.
+  p2p::Placement on_packet(int host, const PacketHeader& h, int* frame_peer, bool* deliver_end);
+  std::string describe_host(int host) const;
+
+  p2p::TransportContext context_;
+  std::shared_ptr<const Startup> startup_;
+  tcp::acceptor acceptor_;
+  int my_host_ = 0;
+  std::int32_t datalen_ = 65536;
+  std::int64_t ackmark_ = 10, hiwater_ = 20;
+  std::int64_t socbuf_ = 65536;
+  std::chrono::milliseconds connect_timeout_{60000};
+  std::vector<std::shared_ptr<Connection>> hosts_;   // by global host index (null: not connected / own client)
+  std::vector<std::shared_ptr<Connection>> unidentified_;
+  std::vector<PeerState> peers_;                     // by world rank
+  int expected_ = 0;                                 // host connections to make or accept
+  int established_ = 0;
+  std::uint64_t seqnum_ = 0;
+  std::map<std::uint64_t, LongSend> long_by_srqid_;  // sent DATASYNC (long), waiting for SYNCACK
+  std::map<std::uint64_t, int> sync_by_srqid_;       // sent DATASYNC (short), waiting for SYNCACK
+  std::map<std::pair<int, std::uint64_t>, LongSend> long_by_drqid_;      // (peer, drqid): continuations to send
+  // (peer, srqid) -> (first packet's len, msglen) of a long message not yet answered by SYNCACK.
+  std::map<std::pair<int, std::uint64_t>, std::pair<std::uint64_t, std::uint64_t>> first_by_srqid_;
+  std::map<std::pair<int, std::uint64_t>, LongReceive> receiving_;       // (peer, drqid)
+  std::shared_ptr<ImpiTransport*> life_;
+  std::exception_ptr failure_;
+  bool shutting_down_ = false;
+  std::chrono::steady_clock::time_point deadline_;
+};
+
+// ---- one host connection --------------------------------------------------------
+
+class ImpiTransport::Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  Connection(ImpiTransport& owner, tcp::socket socket, int host)
+      : owner_(&owner), socket_(std::move(socket)), timer_(socket_.get_executor()), host_(host) {
+    buffer_.resize(read_buffer_size);
+  }
+
+  int host() const noexcept { return host_; }
+  bool open() const noexcept { return state_ == State::open; }
+  bool fini_sent() const noexcept { return fini_written_; }
+  bool fini_received() const noexcept { return fini_received_; }
+  bool write_idle() const noexcept { return queue_.empty(); }
+  bool closed() const noexcept { return state_ == State::closed; }
+
+  void detach() {
+    owner_ = nullptr;
+    close_socket();
+  }
+  void close_socket() {
+    error_code ignored;
+    timer_.cancel();
+    socket_.close(ignored);
+    state_ = State::closed;
+  }
+  std::string remote() const {
+    error_code ec;
+    auto ep = socket_.remote_endpoint(ec);
+    return ec ? std::string("?") : fmt::format("{}:{}", ep.address().to_string(), ep.port());
+  }
+
+  // Outgoing: connect, send our host index, then whatever is queued.
+  void connect(const tcp::endpoint& to, std::chrono::milliseconds timeout, std::uint32_t my_host) {
+    state_ = State::connecting;
+    std::array<std::byte, 4> index;
+    put_u32(index.data(), my_host);
+    raw_.assign(index.begin(), index.end());
+    auto self = shared_from_this();
+    timer_.expires_after(timeout);
+    timer_.async_wait([self, timeout](const error_code& ec) {
+      if (ec || !self->owner_ || self->state_ != State::connecting) return;
+      self->owner_->fail(fmt::format("impi: rank {} cannot connect to {}: no answer within {} s (is that host "
+                                     "reachable from here? see IMPI_NETWORK and IMPI_PORT_RANGE)",
+                                     self->owner_->startup_->my_rank, self->owner_->describe_host(self->host_),
+                                     timeout.count() / 1000));
+      self->close_socket();
+    });
+    socket_.async_connect(to, [self](const error_code& ec) {
+      if (!self->owner_ || self->state_ != State::connecting) return;
+      self->timer_.cancel();
+      if (ec) {
+        self->owner_->fail(fmt::format("impi: rank {} cannot connect to {}: {} (is its cluster's job running? see "
+                                       "IMPI_NETWORK and IMPI_PORT_RANGE)",
+                                       self->owner_->startup_->my_rank, self->owner_->describe_host(self->host_),
+                                       ec.message()));
+        self->close_socket();
+        return;
+      }
+      self->became_open();
+      self->owner_->identified(self, self->host_);
+    });
+  }
+
+  // Incoming: the first 4 bytes name the connecting host.
+  void accepted(std::chrono::milliseconds timeout) {
+    became_open();
+    auto self = shared_from_this();
+    timer_.expires_after(timeout);
+    timer_.async_wait([self](const error_code& ec) {
+      if (ec || !self->owner_ || self->host_ >= 0 || self->state_ != State::open) return;
+      self->refuse("no host index within the time limit");
+    });
+  }
+
+  void enqueue(OutPacket&& p) {
+    queue_.push_back(std::move(p));
+    if (state_ == State::open && !write_pending_) start_write();
+  }
+
+  // Writes at once when nothing is queued; returns true if all of it went.
+  bool try_write_now(const std::array<std::byte, PacketHeader::size>& head, std::span<const std::byte> payload,
+                     std::size_t* written) {
+    *written = 0;
+    if (state_ != State::open || !queue_.empty() || !raw_.empty()) return false;
+    std::array<asio::const_buffer, 2> buffers{asio::buffer(head.data(), head.size()),
+                                              asio::buffer(payload.data(), payload.size())};
+    error_code ec;
+    std::size_t n = socket_.write_some(buffers, ec);
+    if (ec && !is_would_block(ec)) {
+      write_failed(ec);
+      return true;  // the failure surfaces through progress()
+    }
+    *written = ec ? 0 : n;
+    return *written == head.size() + payload.size();
+  }
+
+  void send_fini() {
+    if (fini_queued_ || state_ == State::closed) {
+      fini_written_ = true;
+      return;
+    }
+    fini_queued_ = true;
+    OutPacket p;
+    PacketHeader h;
+    h.type = PacketType::fini;
+    h.src.pid = -1;
+    h.dest.pid = -1;
+    h.count = -1;
+    h.encode(p.head.data());
+    p.fini = true;
+    enqueue(std::move(p));
+  }
+
+ private:
+  enum class State { idle, connecting, open, closed };
+
+  void became_open() {
+    state_ = State::open;
+    error_code ignored;
+    socket_.set_option(tcp::no_delay(true), ignored);
+    if (owner_->socbuf_ > 0) {
+      socket_.set_option(asio::socket_base::receive_buffer_size(static_cast<int>(owner_->socbuf_)), ignored);
+      socket_.set_option(asio::socket_base::send_buffer_size(static_cast<int>(owner_->socbuf_)), ignored);
+    }
+    socket_.non_blocking(true, ignored);
+    if (!raw_.empty() || !queue_.empty()) start_write();
+    start_reading();
+  }
+
+  void refuse(const std::string& why) {
+    log().warn("impi: rank {}: refused an IMPI connection from {}: {}", owner_->startup_->my_rank, remote(), why);
+    ImpiTransport* owner = owner_;
+    close_socket();
+    auto& list = owner->unidentified_;
+    list.erase(std::remove_if(list.begin(), list.end(), [this](const auto& c) { return c.get() == this; }), list.end());
+  }
+
+  void start_write() {
+    std::vector<asio::const_buffer> buffers;
+    if (!raw_.empty()) buffers.push_back(asio::buffer(raw_));
+    for (auto it = queue_.begin(); it != queue_.end() && buffers.size() + 2 <= 64; ++it) {
+      std::size_t skip = it->written;
+      if (skip < it->head.size()) {
+        buffers.push_back(asio::buffer(it->head.data() + skip, it->head.size() - skip));
+        skip = 0;
+      } else {
+        skip -= it->head.size();
+      }
+      if (skip < it->payload.size())
+        buffers.push_back(asio::buffer(it->payload.data() + skip, it->payload.size() - skip));
+    }
+    if (buffers.empty()) return;
+    write_pending_ = true;
+    auto self = shared_from_this();
+    socket_.async_write_some(std::move(buffers), [self](const error_code& ec, std::size_t n) { self->on_written(ec, n); });
+  }
+
+  void on_written(const error_code& ec, std::size_t n) {
+    write_pending_ = false;
+    if (!owner_ || ec == asio::error::operation_aborted) return;
+    if (ec) return write_failed(ec);
+    if (!raw_.empty()) {
+      std::size_t take = std::min(n, raw_.size());
+      raw_.erase(raw_.begin(), raw_.begin() + static_cast<std::ptrdiff_t>(take));
+      n -= take;
+    }
+    std::vector<std::pair<int, std::uint64_t>> done;
+    while (n > 0 && !queue_.empty()) {
+      OutPacket& p = queue_.front();
+      std::size_t take = std::min(n, p.total() - p.written);
+      p.written += take;
+      n -= take;
+      if (p.written < p.total()) break;
+      if (p.report) done.emplace_back(p.peer, p.token);
+      if (p.fini) fini_written_ = true;
+      queue_.pop_front();
+    }
+    ImpiTransport* owner = owner_;
+    try {
+      for (auto [peer, token] : done) owner->context_.sink->on_send_complete(peer, token);
+    } catch (...) {
+      owner->fail(std::current_exception());
+    }
+    if ((!queue_.empty() || !raw_.empty()) && !write_pending_ && state_ == State::open) start_write();
+  }
+
+  void write_failed(const error_code& ec) {
+    ImpiTransport* owner = owner_;
+    if (fini_received_ || owner->shutting_down_) {
+      queue_.clear();
+      fini_written_ = true;
+      close_socket();
+      return;
+    }
+    owner->fail(fmt::format("impi: rank {} lost the IMPI connection to {} while writing: {} (that cluster's job "
+                            "ended; see its mpirun's output)",
+                            owner->startup_->my_rank, owner->describe_host(host_), ec.message()));
+    close_socket();
+  }
+
+  void start_reading() {
+    if (read_pending_ || state_ != State::open) return;
+    std::span<std::byte> target;
+    if (in_payload_) {
+      target = payload_target_.subspan(payload_filled_);
+    } else {
+      if (head_ > 0) {
+        std::memmove(buffer_.data(), buffer_.data() + head_, tail_ - head_);
+        tail_ -= head_;
+        head_ = 0;
+      }
+      target = std::span<std::byte>(buffer_).subspan(tail_);
+    }
+    read_pending_ = true;
+    auto self = shared_from_this();
+    socket_.async_read_some(asio::buffer(target.data(), target.size()),
+                            [self](const error_code& ec, std::size_t n) { self->on_read(ec, n); });
+  }
+
+  void on_read(const error_code& ec, std::size_t n) {
+    read_pending_ = false;
+    if (!owner_ || ec == asio::error::operation_aborted) return;
+    if (ec) return read_failed(ec);
+    try {
+      if (in_payload_) {
+        payload_filled_ += n;
+        if (payload_filled_ == payload_target_.size()) finish_payload();
+      } else {
+        tail_ += n;
+      }
+      parse();
+    } catch (const WireError& e) {
+      if (owner_) protocol_error(e.what());
+      return;
+    } catch (...) {
+      if (owner_) owner_->fail(std::current_exception());
+      close_socket();
+      return;
+    }
+    if (owner_ && state_ == State::open) start_reading();
+  }
+
+  void read_failed(const error_code& ec) {
+    ImpiTransport* owner = owner_;
+    if (host_ < 0) {
+      log().debug("impi: rank {}: connection from {} closed before naming its host: {}", owner->startup_->my_rank,
+                  remote(), ec.message());
+      refuse("closed before naming its host");
+      return;
+    }
+    if (fini_received_) {
+      if (fini_written_ || queue_.empty()) close_socket();
+      return;
+    }
+    std::string text = fmt::format("impi: rank {} lost the IMPI connection to {} without PK_FINI: {} (that "
+                                   "cluster's job ended or the process died; see its mpirun's output)",
+                                   owner->startup_->my_rank, owner->describe_host(host_),
+                                   ec == asio::error::eof ? "end of file" : ec.message());
+    close_socket();
+    if (owner->shutting_down_) {
+      log().warn("{}", text);
+      return;
+    }
+    owner->fail(text);
+  }
+
+  void protocol_error(const std::string& why) {
+    if (host_ < 0) return refuse(why);
+    owner_->fail(fmt::format("impi: rank {}: malformed IMPI data from {}: {}", owner_->startup_->my_rank,
+                             owner_->describe_host(host_), why));
+    close_socket();
+  }
+
+  void finish_payload() {
+    in_payload_ = false;
+    std::span<const std::byte> payload = payload_target_;
+    payload_target_ = {};
+    owner_->context_.sink->on_frame_end(payload_peer_, payload_token_, payload);
+  }
+
+  void parse() {
+    while (!in_payload_ && state_ == State::open && owner_) {
+      std::size_t avail = tail_ - head_;
+      if (host_ < 0) {
+        // An accepted connection: first its host index.
+        if (avail < 4) return;
+        std::uint32_t index = get_u32(buffer_.data() + head_);
+        head_ += 4;
+        timer_.cancel();
+        const JobMap& map = owner_->map();
+        if (index >= map.hosts.size())
+          return refuse(fmt::format("it names host {}, this job has hosts 0..{}", index, map.hosts.size() - 1));
+        int h = static_cast<int>(index);
+        if (map.hosts[index].client == map.my_client)
+          return refuse(fmt::format("it names host {} of this process's own cluster", index));
+        if (h < owner_->my_host_)
+          return refuse(fmt::format("it names host {}, which this host connects to itself", index));
+        if (owner_->hosts_[index])
+          return refuse(fmt::format("host {} is connected already", index));
+        host_ = h;
+        owner_->identified(shared_from_this(), h);
+        continue;
+      }
+      if (avail < PacketHeader::size) return;
+      PacketHeader h = PacketHeader::decode(std::span<const std::byte>(buffer_.data() + head_, PacketHeader::size));
+      head_ += PacketHeader::size;
+      avail -= PacketHeader::size;
+      if (h.type == PacketType::fini) {
+        fini_received_ = true;
+        continue;
+      }
+      if (fini_received_) throw WireError(fmt::format("{} packet after PK_FINI", packet_type_name(h.type)));
+      int peer = -1;
+      bool deliver = false;
+      p2p::Placement placement = owner_->on_packet(host_, h, &peer, &deliver);
+      if (!deliver) continue;
+      const std::size_t size = h.len;
+      if (size == 0) {
+        owner_->context_.sink->on_frame_end(peer, placement.token, {});
+        continue;
+      }
+      if (!placement.destination.empty() && placement.destination.size() != size)
+        throw MpiError(MPI_ERR_INTERN, "impi: the request layer named a destination of the wrong size");
+      if (placement.destination.empty() && avail >= size) {
+        owner_->context_.sink->on_frame_end(peer, placement.token,
+                                            std::span<const std::byte>(buffer_.data() + head_, size));
+        head_ += size;
+        continue;
+      }
+      std::span<std::byte> target = placement.destination;
+      if (target.empty()) {
+        payload_owned_.resize(size);
+        target = payload_owned_;
+      }
+      std::size_t take = std::min(avail, size);
+      if (take) std::memcpy(target.data(), buffer_.data() + head_, take);
+      head_ += take;
+      payload_target_ = target;
+      payload_filled_ = take;
+      payload_peer_ = peer;
+      payload_token_ = placement.token;
+      in_payload_ = true;
+      if (payload_filled_ == size) finish_payload();
+    }
+  }
+
+  ImpiTransport* owner_;
+  tcp::socket socket_;
+  asio::steady_timer timer_;
+  int host_;
+  State state_ = State::idle;
+  std::vector<std::byte> raw_;  // the host index, before any packet
+  std::deque<OutPacket> queue_;
+  bool write_pending_ = false;
+  bool read_pending_ = false;
+  bool fini_queued_ = false, fini_written_ = false, fini_received_ = false;
+  std::vector<std::byte> buffer_;
+  std::size_t head_ = 0, tail_ = 0;
+  bool in_payload_ = false;
+  std::span<std::byte> payload_target_;
+  std::size_t payload_filled_ = 0;
+  int payload_peer_ = -1;
+  std::uint64_t payload_token_ = 0;
+  std::vector<std::byte> payload_owned_;
+};
+
+// ---- the transport ------------------------------------------------------------------
+
+ImpiTransport::ImpiTransport(const p2p::TransportContext& context, std::shared_ptr<const Startup> startup)
+    : context_(context),
+      startup_(std::move(startup)),
+      acceptor_(*context.io),
+      life_(std::make_shared<ImpiTransport*>(this)) {
+  const JobMap& m = map();
+  my_host_ = m.proc_host[static_cast<std::size_t>(startup_->my_rank)];
+  datalen_ = m.datalen;
+  ackmark_ = m.ackmark;
+  hiwater_ = m.hiwater;
+  socbuf_ = config([] { return params::socbuf(); });
+  double timeout = config([] { return connect_timeout_param.get(); });
+  if (timeout > 0) connect_timeout_ = std::chrono::milliseconds(static_cast<long long>(timeout * 1000));
+  hosts_.resize(m.hosts.size());
+  peers_.resize(static_cast<std::size_t>(m.world_size()));
+  for (int r = 0; r < m.world_size(); ++r) peers_[static_cast<std::size_t>(r)].host = m.proc_host[static_cast<std::size_t>(r)];
+  adopt_listener();
+  for (int h = 0; h < static_cast<int>(m.hosts.size()); ++h) {
+    if (m.hosts[static_cast<std::size_t>(h)].client == m.my_client) continue;
+    ++expected_;
+    if (h < my_host_) connect_to(h);
+  }
+  accept_next();
+  deadline_ = std::chrono::steady_clock::now() + connect_timeout_;
+}
+
+ImpiTransport::~ImpiTransport() {
+  *life_ = nullptr;
+  for (auto& c : hosts_)
+    if (c) c->detach();
+  for (auto& c : unidentified_) c->detach();
+  error_code ignored;
+  acceptor_.close(ignored);
+}
+
+void ImpiTransport::adopt_listener() {
+  int fd = ::dup(startup_->listen_fd);
+  if (fd < 0) throw MpiError(MPI_ERR_OTHER, fmt::format("impi: cannot use the listening socket: {}", std::strerror(errno)));
+  error_code ec;
+  acceptor_.assign(tcp::v4(), fd, ec);
+  if (ec) {
+    ::close(fd);
+    throw MpiError(MPI_ERR_OTHER, fmt::format("impi: cannot use the listening socket: {}", ec.message()));
+  }
+}
+
+void ImpiTransport::accept_next() {
+  auto life = life_;
+  acceptor_.async_accept([this, life](const error_code& ec, tcp::socket socket) {
+    if (!*life) return;
+    if (ec) {
+      if (ec == asio::error::operation_aborted) return;
+      log().warn("impi: rank {}: accept failed: {}", startup_->my_rank, ec.message());
+      accept_next();
+      return;
+    }
+    auto c = std::make_shared<Connection>(*this, std::move(socket), -1);
+    unidentified_.push_back(c);
+    c->accepted(std::chrono::milliseconds(10000));
+    accept_next();
+  });
+}
+
+void ImpiTransport::connect_to(int host) {
+  const HostEntry& h = map().hosts[static_cast<std::size_t>(host)];
+  auto v4 = ipv4_from_host_id(h.address);
+  if (!v4)
+    throw MpiError(MPI_ERR_OTHER, fmt::format("impi: {} has an IPv6 address; this build speaks IPv4 only",
+                                              describe_host(host)));
+  tcp::socket socket(*context_.io);
+  error_code ec;
+  socket.open(tcp::v4(), ec);
+  if (ec) throw MpiError(MPI_ERR_OTHER, fmt::format("impi: cannot create a socket: {}", ec.message()));
+  auto c = std::make_shared<Connection>(*this, std::move(socket), host);
+  hosts_[static_cast<std::size_t>(host)] = c;
+  c->connect(tcp::endpoint(asio::ip::address_v4(*v4), h.port), connect_timeout_, static_cast<std::uint32_t>(my_host_));
+}
+
+void ImpiTransport::identified(const std::shared_ptr<Connection>& c, int host) {
+  auto it = std::find(unidentified_.begin(), unidentified_.end(), c);
+  if (it != unidentified_.end()) unidentified_.erase(it);
+  hosts_[static_cast<std::size_t>(host)] = c;
+  ++established_;
+  log().debug("impi: rank {}: connected to {}", startup_->my_rank, describe_host(host));
+  // Packets queued for its procs before the connection was up.
+  for (int r = 0; r < static_cast<int>(peers_.size()); ++r)
+    if (peers_[static_cast<std::size_t>(r)].host == host) release_held(r);
+}
+
+std::string ImpiTransport::describe_host(int host) const {
+  const JobMap& m = map();
+  const HostEntry& h = m.hosts[static_cast<std::size_t>(host)];
+  if (h.nprocs == 1) return proc_text(m, h.first_rank);
+  return fmt::format("host {} (client {}, {}:{}, ranks {}..{})", host, h.client, to_string(h.address), h.port,
+                     h.first_rank, h.first_rank + h.nprocs - 1);
+}
+
+void ImpiTransport::fail(const std::string& message) {
+  if (!failure_) failure_ = std::make_exception_ptr(MpiError(MPI_ERR_OTHER, message));
+}
+void ImpiTransport::fail(std::exception_ptr error) {
+  if (!failure_) failure_ = error;
+}
+
+p2p::Capabilities ImpiTransport::capabilities() const {
+  p2p::Capabilities caps;
+  caps.eager_limit = static_cast<std::size_t>(datalen_) + 1;  // one packet up to maxdatalen bytes
+  caps.max_fragment = static_cast<std::size_t>(datalen_);
+  caps.max_frame_payload = static_cast<std::size_t>(datalen_);
+  caps.latency_us = 50;
+  caps.bandwidth_bytes_per_s = 1e9;
+  caps.can_block = true;
+  caps.external32 = true;
+  caps.rts_carries_first_fragment = true;
+  return caps;
+}
+
+bool ImpiTransport::reachable(int peer) const {
+  if (peer < 0 || peer >= static_cast<int>(peers_.size())) return false;
+  return map().proc_client[static_cast<std::size_t>(peer)] != map().my_client;
+}
+
+bool ImpiTransport::ready() const {
+  if (failure_) return true;  // progress() reports it
+  return established_ >= expected_;
+}
+
+bool ImpiTransport::progress() {
+  if (failure_) std::rethrow_exception(failure_);
+  if (established_ < expected_ && std::chrono::steady_clock::now() > deadline_) {
+    std::string missing;
+    for (int h = 0; h < static_cast<int>(hosts_.size()); ++h) {
+      if (map().hosts[static_cast<std::size_t>(h)].client == map().my_client) continue;
+      auto& c = hosts_[static_cast<std::size_t>(h)];
+      if (c && c->open()) continue;
+      if (!missing.empty()) missing += ", ";
+      missing += describe_host(h);
+      if (missing.size() > 200) {
+        missing += ", ...";
+        break;
+      }
+    }
+    fail(fmt::format("impi: rank {}: the IMPI connections were not all made within {} s; missing: {} (see "
+                     "IMPI_NETWORK, IMPI_PORT_RANGE and impi.connect_timeout)",
+                     startup_->my_rank, connect_timeout_.count() / 1000, missing));
+    std::rethrow_exception(failure_);
+  }
+  if (shutting_down_) {
+    // PK_FINI goes once nothing is held back by flow control for that host.
+    for (int h = 0; h < static_cast<int>(hosts_.size()); ++h) {
+      auto& c = hosts_[static_cast<std::size_t>(h)];
+      if (!c || c->fini_sent()) continue;
+      bool held = std::any_of(peers_.begin(), peers_.end(),
+                              [h](const PeerState& p) { return p.host == h && !p.held.empty(); });
+      if (!held) c->send_fini();
+    }
+  }
+  return false;
+}
+
+PacketHeader ImpiTransport::header_to(int peer, PacketType type) const {
+  PacketHeader h;
+  h.type = type;
+  h.src = proc(startup_->my_rank);
+  h.dest = proc(peer);
+  h.count = carries_payload(type) ? 0 : -1;
+  return h;
+}
+
+p2p::SendStatus ImpiTransport::submit(int peer, OutPacket&& packet, bool counted) {
+  PeerState& ps = peers_[static_cast<std::size_t>(peer)];
+  auto& c = hosts_[static_cast<std::size_t>(ps.host)];
+  packet.peer = peer;
+  packet.counted = counted;
+  bool may_go = c && c->open() && (!counted || (ps.held.empty() && ps.sent < hiwater_));
+  if (may_go) {
+    if (counted) ++ps.sent;
+    std::size_t written = 0;
+    if (packet.copy.empty() && c->try_write_now(packet.head, packet.payload, &written)) return p2p::SendStatus::complete;
+    packet.written = written;
+  }
+  p2p::SendStatus result;
+  if (packet.copy.empty() && packet.payload.size() <= copy_limit) {
+    packet.copy.assign(packet.payload.begin(), packet.payload.end());
+    packet.payload = packet.copy;
+    result = p2p::SendStatus::complete;
+  } else if (!packet.copy.empty()) {
+    result = p2p::SendStatus::complete;
+  } else {
+    packet.report = true;
+    result = p2p::SendStatus::in_flight;
+  }
+  if (may_go)
+    c->enqueue(std::move(packet));
+  else
+    ps.held.push_back(std::move(packet));  // moving keeps the copy's heap buffer: payload stays valid
+  return result;
+}
+
+void ImpiTransport::release_held(int peer) {
+  PeerState& ps = peers_[static_cast<std::size_t>(peer)];
+  auto& c = hosts_[static_cast<std::size_t>(ps.host)];
+  if (!c || !c->open()) return;
+  while (!ps.held.empty() && (!ps.held.front().counted || ps.sent < hiwater_)) {
+    if (ps.held.front().counted) ++ps.sent;
+    c->enqueue(std::move(ps.held.front()));
+    ps.held.pop_front();
+  }
+}
+
+void ImpiTransport::send_control(int peer, PacketType type, std::uint64_t srqid, std::uint64_t drqid) {
+  PacketHeader h = header_to(peer, type);
+  h.srqid = srqid;
+  h.drqid = drqid;
+  h.seqnum = ++seqnum_;
+  OutPacket p;
+  h.encode(p.head.data());
+  submit(peer, std::move(p), counts_for_flow_control(type));
+}
+
+p2p::SendStatus ImpiTransport::send(int peer, std::span<const std::byte> header, std::span<const std::byte> payload,
+                                    std::uint64_t token) {
+  namespace w = request::wire;
+  if (failure_) std::rethrow_exception(failure_);
+  if (!reachable(peer))
+    throw MpiError(MPI_ERR_INTERN, fmt::format("impi: rank {} cannot reach rank {}", startup_->my_rank, peer));
+  OutPacket packet;
+  packet.payload = payload;
+  packet.token = token;
+  PacketHeader h;
+  switch (w::peek_kind(header)) {
+    case w::Kind::eager:
+    case w::Kind::sync_eager:
+    case w::Kind::rts: {
+      auto m = w::MessageHeader::decode(header);
+      h = header_to(peer, m.kind == w::Kind::eager ? PacketType::data : PacketType::datasync);
+      h.len = static_cast<std::uint32_t>(payload.size());
+      h.msglen = m.size;
+      h.srqid = m.sender_id;
+      h.lsrank = m.envelope.source;
+      h.tag = m.envelope.tag;
+      h.cid = m.envelope.context;
+      if (m.kind == w::Kind::rts)
+        long_by_srqid_[m.sender_id] = LongSend{peer, m.size, m.envelope.source, m.envelope.tag, m.envelope.context,
+                                               m.sender_id};
+      else if (m.kind == w::Kind::sync_eager)
+        sync_by_srqid_[m.sender_id] = peer;
+      break;
+    }
+    case w::Kind::data: {
+      auto d = w::DataHeader::decode(header);
+      auto it = long_by_drqid_.find({peer, d.receiver_id});
+      if (it == long_by_drqid_.end())
+        throw MpiError(MPI_ERR_INTERN, fmt::format("impi: rank {}: data for unknown receive {} of rank {}",
+                                                   startup_->my_rank, d.receiver_id, peer));
+      const LongSend& l = it->second;
+      h = header_to(peer, PacketType::data);
+      h.len = static_cast<std::uint32_t>(payload.size());
+      h.msglen = l.msglen;
+      h.srqid = l.srqid;
+      h.drqid = d.receiver_id;
+      h.lsrank = l.lsrank;
+      h.tag = l.tag;
+      h.cid = l.cid;
+      if (d.offset + payload.size() >= l.msglen) long_by_drqid_.erase(it);
+      break;
+    }
+    case w::Kind::cts: {
+      auto c = w::CtsHeader::decode(header);
+      auto first = first_by_srqid_.find({peer, c.sender_id});
+      std::uint64_t offset = first == first_by_srqid_.end() ? 0 : first->second.first;
+      std::uint64_t msglen = first == first_by_srqid_.end() ? c.accepted : first->second.second;
+      if (first != first_by_srqid_.end()) first_by_srqid_.erase(first);
+      receiving_[{peer, c.receiver_id}] = LongReceive{offset, msglen};
+      h = header_to(peer, PacketType::syncack);
+      h.srqid = c.sender_id;
+      h.drqid = c.receiver_id;
+      break;
+    }
+    case w::Kind::sync_ack: {
+      auto a = w::SyncAckHeader::decode(header);
+      h = header_to(peer, PacketType::syncack);
+      h.srqid = a.sender_id;
+      break;
+    }
+    case w::Kind::cancel_request: {
+      auto c = w::CancelRequestHeader::decode(header);
+      h = header_to(peer, PacketType::cancel);
+      h.srqid = c.sender_id;
+      break;
+    }
+    case w::Kind::cancel_reply: {
+      auto c = w::CancelReplyHeader::decode(header);
+      h = header_to(peer, c.cancelled ? PacketType::cancelyes : PacketType::cancelno);
+      h.srqid = c.sender_id;
+      first_by_srqid_.erase({peer, c.sender_id});
+      break;
+    }
+  }
+  h.seqnum = ++seqnum_;
+  h.encode(packet.head.data());
+  return submit(peer, std::move(packet), counts_for_flow_control(h.type));
+}
+
+p2p::Placement ImpiTransport::on_packet(int host, const PacketHeader& h, int* frame_peer, bool* deliver) {
+  namespace w = request::wire;
+  const JobMap& m = map();
+  int peer = m.rank_of(h.src);
+  if (peer < 0 || m.proc_host[static_cast<std::size_t>(peer)] != host)
+    throw WireError(fmt::format("{} packet names source proc {}/{}, not a proc of that host",
+                                packet_type_name(h.type), to_string(h.src.host), h.src.pid));
+  if (h.dest != proc(startup_->my_rank))
+    throw WireError(fmt::format("{} packet for proc {}/{}, which is not this process",
+                                packet_type_name(h.type), to_string(h.dest.host), h.dest.pid));
+  PeerState& ps = peers_[static_cast<std::size_t>(peer)];
+  *frame_peer = peer;
+  *deliver = false;
+  if (h.type == PacketType::protoack) {
+    ps.sent = std::max<std::int64_t>(0, ps.sent - ackmark_);
+    release_held(peer);
+    return {};
+  }
+  // Every other packet counts (section 8); acknowledge every ackmark.
+  if (++ps.received >= ackmark_) {
+    ps.received -= ackmark_;
+    send_control(peer, PacketType::protoack, 0, 0);
+  }
+  w::HeaderBuffer buffer;
+  std::size_t n = 0;
+  auto cid32 = [&] {
+    if (h.cid > 0xfffffffeu)
+      throw WireError(fmt::format("context id {} is beyond this implementation's range", h.cid));
+    return static_cast<std::uint32_t>(h.cid);
+  };
+  switch (h.type) {
+    case PacketType::data:
+    case PacketType::datasync: {
+      if (h.len > h.msglen) throw WireError(fmt::format("pk_len {} exceeds pk_msglen {}", h.len, h.msglen));
+      if (h.type == PacketType::data && h.len < h.msglen) {
+        // A continuation of a long message, routed by drqid.
+        auto it = receiving_.find({peer, h.drqid});
+        if (it == receiving_.end())
+          throw WireError(fmt::format("continuation DATA for unknown receive {} (no SYNCACK sent for it)", h.drqid));
+        w::DataHeader d{h.drqid, it->second.offset};
+        it->second.offset += h.len;
+        if (it->second.offset > it->second.msglen)
+          throw WireError(fmt::format("continuation DATA beyond the message's {} bytes", it->second.msglen));
+        if (it->second.offset == it->second.msglen) receiving_.erase(it);
+        n = d.encode(buffer);
+      } else {
+        w::MessageHeader msg;
+        msg.kind = h.type == PacketType::data ? w::Kind::eager
+                   : h.len == h.msglen          ? w::Kind::sync_eager
+                                                : w::Kind::rts;
+        msg.envelope = {cid32(), h.lsrank, h.tag};
+        msg.size = h.msglen;
+        msg.sender_id = h.srqid;
+        if (msg.kind == w::Kind::rts) first_by_srqid_[{peer, h.srqid}] = {h.len, h.msglen};
+        n = msg.encode(buffer);
+      }
+      *deliver = true;
+      return context_.sink->on_frame_begin(peer, std::span<const std::byte>(buffer.data(), n), h.len);
+    }
+    case PacketType::syncack: {
+      if (auto it = long_by_srqid_.find(h.srqid); it != long_by_srqid_.end() && it->second.peer == peer) {
+        LongSend l = it->second;
+        long_by_srqid_.erase(it);
+        long_by_drqid_[{peer, h.drqid}] = l;
+        n = w::CtsHeader{h.srqid, h.drqid, l.msglen}.encode(buffer);
+      } else if (auto s = sync_by_srqid_.find(h.srqid); s != sync_by_srqid_.end() && s->second == peer) {
+        sync_by_srqid_.erase(s);
+        n = w::SyncAckHeader{h.srqid}.encode(buffer);
+      } else {
+        log().warn("impi: rank {}: SYNCACK from rank {} for request {}, which expects none; ignored",
+                   startup_->my_rank, peer, h.srqid);
+        return {};
+      }
+      break;
+    }
+    case PacketType::cancel:
+      n = w::CancelRequestHeader{w::any_context, h.srqid}.encode(buffer);
+      break;
+    case PacketType::cancelyes:
+    case PacketType::cancelno:
+      if (h.type == PacketType::cancelyes) {
+        long_by_srqid_.erase(h.srqid);
+        sync_by_srqid_.erase(h.srqid);
+      }
+      n = w::CancelReplyHeader{h.srqid, h.type == PacketType::cancelyes}.encode(buffer);
+      break;
+    default:
+      return {};
+  }
+  auto span = std::span<const std::byte>(buffer.data(), n);
+  p2p::Placement p = context_.sink->on_frame_begin(peer, span, 0);
+  context_.sink->on_frame_end(peer, p.token, {});
+  return {};
+}
+
+void ImpiTransport::begin_shutdown() {
+  if (shutting_down_) return;
+  shutting_down_ = true;
+  deadline_ = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  progress();
+}
+
+bool ImpiTransport::shutdown_complete() const {
+  if (!shutting_down_) return false;
+  if (failure_) return true;
+  bool all = true;
+  for (const auto& c : hosts_) {
+    if (!c || c->closed()) continue;
+    if (!(c->fini_sent() && c->write_idle() && c->fini_received())) all = false;
+  }
+  if (all) {
+    for (const auto& c : hosts_)
+      if (c) c->close_socket();
+    return true;
+  }
+  if (std::chrono::steady_clock::now() >= deadline_) {
+    log().warn("impi: rank {}: not every IMPI host sent PK_FINI within 10 s; closing anyway", startup_->my_rank);
+    return true;
+  }
+  return false;
+}
+
+std::unique_ptr<p2p::Transport> make_transport(const p2p::TransportContext& context) {
+  if (!context.impi) return nullptr;
+  return std::make_unique<ImpiTransport>(context, context.impi);
+}
+
+}  // namespace gridmpi::impi

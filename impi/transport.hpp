@@ -1,0 +1,63 @@
+// The IMPI transport: MPI processes of other clusters (IMPI clients),
+// reached over IMPI host connections (docs/impi-protocol.md sections 5-8,
+// 12).  Every MPI process is its own IMPI host.
+//
+// To the request layer it is a transport like the others, with two declared
+// differences (p2p::Capabilities::external32 and rts_carries_first_fragment):
+// data travels in external32, and long messages follow IMPI's protocol.  The
+// transport translates the request layer's frames to IMPI packets and back:
+//
+//   request layer             IMPI packet
+//   eager                     DATA        (len == msglen <= maxdatalen)
+//   sync_eager                DATASYNC    (len == msglen)
+//   rts + first fragment      DATASYNC    (len < msglen: first packet of a long message)
+//   cts                       SYNCACK     (drqid = the receive's id; answers a long DATASYNC)
+//   sync_ack                  SYNCACK     (answers a short DATASYNC)
+//   data                      DATA        (continuation: len < msglen, routed by drqid)
+//   cancel_request            CANCEL
+//   cancel_reply              CANCELYES / CANCELNO
+//   (its own)                 PROTOACK (flow control), FINI (shutdown)
+//
+// Flow control per process pair (section 8): a sender holds counted packets
+// beyond IMPI_H_HIWATER unacknowledged ones in a FIFO per destination and
+// keeps reading meanwhile; the receiver acknowledges every IMPI_H_ACKMARK.
+//
+// Start-up (process side, core/runtime.cpp): join() opens the listening
+// socket, publishes this host through mpirun (the IMPI client agent) and
+// returns the JobMap; the transport then makes the host connections
+// ("higher index connects to lower, sends its index") while MPI_Init waits
+// for ready().
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "impi/job_map.hpp"
+#include "p2p/transport.hpp"
+
+namespace gridmpi::launcher { class ControlClient; }
+
+namespace gridmpi::impi {
+
+// What MPI_Init learnt from the IMPI start-up, handed to the transport.
+struct Startup {
+  JobMap map;
+  int my_rank = 0;      // MPI_COMM_WORLD rank
+  int listen_fd = -1;   // this host's listening socket (the transport adopts it)
+  LocalHost self;
+  ~Startup();
+};
+
+// Whether this process was started by mpirun -client (IMPI_CLIENT_ID set).
+bool started_as_client();
+// The process side of the start-up: open the listener (address: IMPI_NETWORK,
+// else the interface that reaches impi-server, from IMPI_SERVER; port from
+// IMPI_PORT_RANGE), publish it, decode the job.  `local_rank` is the rank
+// inside this cluster (the control service's).  Throws MpiError with a clear
+// message on any failure.
+std::shared_ptr<Startup> join(launcher::ControlClient& control, int local_rank);
+
+// The transport factory's entry: nullptr unless context.impi is set.
+std::unique_ptr<p2p::Transport> make_transport(const p2p::TransportContext& context);
+
+}  // namespace gridmpi::impi
