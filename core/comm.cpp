@@ -11,6 +11,13 @@
 // reserve nothing.  Intercommunicators AND the masks of each side on its
 // local communicator, the two leaders exchange theirs, and each side
 // broadcasts the result.
+//
+// Multi-client (IMPI) jobs replace the mask by the IMPI rule
+// (docs/impi-protocol.md 9): the agreed value is the MAX of every
+// participant's highest used id (impi_max_context), new ids are max+1,
+// max+2, ... and every participant moves its maximum past them.  The same
+// code paths carry either value (an "offer": 64 mask words combined with
+// AND, or one word combined with MAX); see core/README.md.
 #include <algorithm>
 #include <bit>
 #include <functional>
@@ -23,12 +30,36 @@
 #include "core/coll/coll.hpp"
 #include "core/errhandler.hpp"
 #include "core/group.hpp"
+#include "core/job_layout.hpp"
 #include "core/runtime.hpp"
 #include "request/request.hpp"
 
 namespace gridmpi::core {
 
 namespace {
+
+// ---- the IMPI context-id rule (multi-client jobs) ----
+// Highest id used or skipped here: MPI_COMM_WORLD 0/1, MPI_COMM_SELF 2/3 and
+// MPI_COMM_WORLD's client-local part 4/5 (runtime.cpp).
+std::uint64_t impi_max = 5;
+
+bool impi_ids() noexcept { return job_layout().multi_client(); }
+
+// What a process contributes to a context agreement, combined over every
+// participant: the free mask (AND) with the ContextPool, its highest id
+// (MAX) under the IMPI rule.
+using Offer = std::vector<std::uint64_t>;
+Offer my_offer() {
+  if (impi_ids()) return {impi_max};
+  const ContextPool::Mask& mask = context_pool().free_mask();
+  return Offer(mask.begin(), mask.end());
+}
+int offer_words() { return impi_ids() ? 1 : ContextPool::words; }
+MPI_Op offer_op() { return impi_ids() ? MPI_MAX : MPI_BAND; }
+void combine(std::uint64_t* into, const std::uint64_t* other, int count) {
+  const bool max = impi_ids();
+  for (int i = 0; i < count; ++i) into[i] = max ? std::max(into[i], other[i]) : into[i] & other[i];
+}
 
 void require_intra(const Comm& c, const char* operation) {
   if (c.is_inter())
@@ -132,18 +163,60 @@ void exchange_with(Comm& c, std::uint32_t context, int peer, int tag, const void
 // ---- begin MPI_THREAD_MULTIPLE context agreement, other paths (owner: threads) ----
 // Agreements that are not one allreduce on one intracommunicator
 // (intercommunicators, MPI_Comm_create_group) get the same protection as
-// agree_on_context_threaded.  and_all ANDs `count` words in place over every
-// process taking part.
+// agree_on_context_threaded.  and_all combines `count` offer words in place
+// over every process taking part (AND of masks, or MAX under the IMPI rule).
 using AndAll = std::function<void(std::uint64_t* words, int count)>;
+
+// The IMPI rule: `pairs` id pairs above `agreed` (the MAX of every
+// participant's impi_max): agreed+1/+2, agreed+3/+4, ...; every participant
+// (members or not) moves its maximum to the top.  Under
+// MPI_THREAD_MULTIPLE another thread of a process may have allocated above
+// `agreed` while the agreement waited: a confirmation round (MAX of "not
+// free here"; not part of IMPI, see core/README.md) then fails and all
+// agree again above everybody's new maximum.
+std::vector<std::uint32_t> settle_impi(std::uint64_t agreed, int pairs, bool member, const AndAll& and_all) {
+  const bool threaded = big_lock().enabled();
+  for (;;) {
+    const std::uint64_t top = agreed + 2 * static_cast<std::uint64_t>(pairs);
+    if (top >= (std::uint64_t{1} << 31))
+      throw MpiError(MPI_ERR_INTERN, fmt::format("out of communicator context ids: the IMPI rule asks for ids up "
+                                                 "to {}, beyond the 31 bits used here (too many communicators "
+                                                 "created in this job)",
+                                                 top));
+    const bool free_here = !member || impi_max <= agreed;
+    if (!threaded && !free_here)
+      throw MpiError(MPI_ERR_INTERN, "the agreed communicator context id is already in use here");
+    if (free_here) impi_max = std::max(impi_max, top);
+    bool ok = free_here;
+    if (threaded) {
+      std::uint64_t busy_somewhere = free_here ? 0 : 1;
+      and_all(&busy_somewhere, 1);
+      ok = busy_somewhere == 0;
+    }
+    if (ok) {
+      std::vector<std::uint32_t> ids;
+      for (int k = 0; k < pairs; ++k) ids.push_back(static_cast<std::uint32_t>(agreed + 1 + 2 * k));
+      return ids;
+    }
+    std::uint64_t mine = impi_max;
+    and_all(&mine, 1);
+    agreed = mine;
+  }
+}
 
 // Takes n distinct id pairs from `agreed` (a mask already ANDed over every
 // process), reserved here when member.  Under MPI_THREAD_MULTIPLE another
 // thread may have taken one of them while the agreement waited: every
 // process then says whether its pairs were still free, and on failure all
 // agree again on a fresh mask with candidates seeded by `seed` (equal in
-// every process).
-std::vector<std::uint32_t> settle_contexts(ContextPool::Mask agreed, int n, bool member, std::uint32_t seed,
+// every process).  Under the IMPI rule (`agreed` is then one word) the
+// result has one more pair, for the client-local part of the last
+// intracommunicator made from them (attach_client_comm).
+std::vector<std::uint32_t> settle_contexts(const Offer& offer, int n, bool member, std::uint32_t seed,
                                            const AndAll& and_all) {
+  if (impi_ids()) return settle_impi(offer.at(0), n + 1, member, and_all);
+  ContextPool::Mask agreed{};
+  std::copy(offer.begin(), offer.begin() + ContextPool::words, agreed.begin());
   ContextPool& pool = context_pool();
   const bool threaded = big_lock().enabled();
   for (int round = 0;; ++round) {
@@ -171,18 +244,18 @@ std::vector<std::uint32_t> settle_contexts(ContextPool::Mask agreed, int n, bool
   }
 }
 
-// AND over both groups of an intercommunicator that is being built or used:
-// each group ANDs on `local`, the leaders swap results over (peer, context,
-// tag), and each leader broadcasts the result in its group.
+// AND (MAX) over both groups of an intercommunicator that is being built or
+// used: each group combines on `local`, the leaders swap results over
+// (peer, context, tag), and each leader broadcasts the result in its group.
 void and_across(Comm& local, int leader, Comm& peer, std::uint32_t context, int remote_leader, int tag,
                 std::uint64_t* words, int count) {
   std::vector<std::uint64_t> mine(words, words + count);
-  if (local.size > 1) coll::allreduce(mine.data(), words, count, MPI_UINT64_T, MPI_BAND, local);
+  if (local.size > 1) coll::allreduce(mine.data(), words, count, MPI_UINT64_T, offer_op(), local);
   if (local.rank == leader) {
     std::vector<std::uint64_t> theirs(static_cast<std::size_t>(count));
     std::copy(words, words + count, mine.begin());
     exchange_with(peer, context, remote_leader, tag, mine.data(), count, theirs.data(), count, MPI_UINT64_T);
-    for (int i = 0; i < count; ++i) words[i] &= theirs[static_cast<std::size_t>(i)];
+    combine(words, theirs.data(), count);
   }
   if (local.size > 1) coll::bcast(words, count, MPI_UINT64_T, leader, local);
 }
@@ -194,44 +267,70 @@ AndAll and_over(Comm& intercomm) {
 }
 // ---- end MPI_THREAD_MULTIPLE context agreement, other paths ----
 
+// The ids of a new intracommunicator made from parent: one pair from the
+// ContextPool (agree_on_context), or under the IMPI rule the pair of the
+// MAX allreduce over parent (run with parent's collectives, the IMPI ones
+// when parent spans clients) and a second pair for its client-local part.
+std::vector<std::uint32_t> agree_on_contexts(Comm& parent, bool member) {
+  if (!impi_ids()) return {agree_on_context(parent, member)};
+  AndAll max_all = [&parent](std::uint64_t* words, int count) {
+    if (parent.size == 1) return;
+    std::vector<std::uint64_t> mine(words, words + count);
+    coll::allreduce(mine.data(), words, count, MPI_UINT64_T, MPI_MAX, parent);
+  };
+  Offer offer = my_offer();
+  max_all(offer.data(), 1);
+  return settle_contexts(offer, 1, member, parent.context_id, max_all);
+}
+
+// An intracommunicator from agreed ids (agree_on_contexts, settle_contexts):
+// ids[0] is its pair, ids[1] (IMPI rule) the pair of its client-local part.
+Comm& make_intra(const std::vector<std::uint32_t>& ids, std::shared_ptr<Group> group) {
+  Comm& c = make_comm(MPI_COMM_NULL, ids.at(0), std::move(group));
+  if (ids.size() > 1) attach_client_comm(c, ids[1]);
+  return c;
+}
+
 // An intercommunicator and its hidden local intracommunicator, from two
 // agreed and reserved context ids (the same in both groups; the groups are
-// disjoint, so the second id can serve both sides' local communicators).
+// disjoint, so the second id can serve both sides' local communicators),
+// and under the IMPI rule a third for the local one's client-local part.
 MPI_Comm make_intercomm(const std::vector<std::uint32_t>& ids, std::shared_ptr<Group> local,
                         std::shared_ptr<Group> remote) {
   std::uint32_t inter_id = ids.at(0);
   std::uint32_t local_id = ids.at(1);
   Comm& local_comm = make_comm(MPI_COMM_NULL, local_id, local);
   local_comm.name = "intercommunicator local group";
+  if (ids.size() > 2) attach_client_comm(local_comm, ids[2]);
   Comm& inter = make_comm(MPI_COMM_NULL, inter_id, std::move(local));
   inter.remote_group = std::move(remote);
   inter.local_comm = local_comm.handle;
   return inter.handle;
 }
 
-// The AND of the free masks of every process on both sides of intercomm,
-// plus the remote side's `value` (one int from its leader), known everywhere.
-std::pair<ContextPool::Mask, int> agree_across(Comm& intercomm, int value) {
+// The offers of every process on both sides of intercomm combined (AND of
+// the free masks, or the MAX of the IMPI maxima), plus the remote side's
+// `value` (one int from its leader), known everywhere.
+std::pair<Offer, int> agree_across(Comm& intercomm, int value) {
   Comm& local = comm(intercomm.local_comm);
-  ContextPool::Mask mask{};
-  if (local.size == 1) {
-    mask = context_pool().free_mask();
-  } else {
-    coll::allreduce(context_pool().free_mask().data(), mask.data(), ContextPool::words, MPI_UINT64_T, MPI_BAND,
-                    local);
+  const int words = offer_words();
+  Offer offer = my_offer();
+  if (local.size > 1) {
+    Offer mine = offer;
+    coll::allreduce(mine.data(), offer.data(), words, MPI_UINT64_T, offer_op(), local);
   }
-  // words mask words, then the leader's value.
-  std::vector<std::uint64_t> message(ContextPool::words + 1);
+  // The offer words, then the leader's value.
+  std::vector<std::uint64_t> message(static_cast<std::size_t>(words) + 1);
   if (local.rank == 0) {
-    std::vector<std::uint64_t> mine(mask.begin(), mask.end());
+    std::vector<std::uint64_t> mine = offer;
     mine.push_back(static_cast<std::uint64_t>(static_cast<std::int64_t>(value)));
-    exchange_with(intercomm, intercomm.coll_context(), 0, leader_tag, mine.data(), ContextPool::words + 1,
-                  message.data(), ContextPool::words + 1, MPI_UINT64_T);
-    for (int w = 0; w < ContextPool::words; ++w) message[w] &= mask[w];
+    exchange_with(intercomm, intercomm.coll_context(), 0, leader_tag, mine.data(), words + 1, message.data(),
+                  words + 1, MPI_UINT64_T);
+    combine(message.data(), offer.data(), words);
   }
-  if (local.size > 1) coll::bcast(message.data(), ContextPool::words + 1, MPI_UINT64_T, 0, local);
-  std::copy(message.begin(), message.begin() + ContextPool::words, mask.begin());
-  return {mask, static_cast<int>(static_cast<std::int64_t>(message[ContextPool::words]))};
+  if (local.size > 1) coll::bcast(message.data(), words + 1, MPI_UINT64_T, 0, local);
+  std::copy(message.begin(), message.begin() + words, offer.begin());
+  return {offer, static_cast<int>(static_cast<std::int64_t>(message[static_cast<std::size_t>(words)]))};
 }
 
 // Intercommunicators: every local process passes the same `mine`; every
@@ -271,7 +370,7 @@ MPI_Comm intercomm_split(Comm& parent, int color, int key) {
   std::vector<std::int64_t> theirs = swap_with_remote(parent, std::vector<std::int64_t>(color_key.begin(), color_key.end()));
   // One mask free in every process of both sides: members of each color
   // take the lowest two pairs of it (the colors' process sets are disjoint).
-  ContextPool::Mask agreed = agree_across(parent, 0).first;
+  Offer agreed = agree_across(parent, 0).first;
   auto members_of = [&](const Group& g, auto key_color, int n) {
     std::vector<int> ranks;
     for (int r = 0; r < n; ++r)
@@ -312,7 +411,7 @@ MPI_Comm intercomm_create_subset(Comm& parent, const Group& g) {
                      fmt::format("the group contains world rank {}, which is not in the local group", w));
   std::vector<std::int64_t> theirs =
       swap_with_remote(parent, std::vector<std::int64_t>(g.members.begin(), g.members.end()));
-  ContextPool::Mask agreed = agree_across(parent, 0).first;
+  Offer agreed = agree_across(parent, 0).first;
   const bool member = g.rank_of_world(my_world_rank()) != MPI_UNDEFINED && !theirs.empty();
   std::vector<std::uint32_t> ids = settle_contexts(agreed, 2, member, parent.context_id, and_over(parent));
   if (!member) return MPI_COMM_NULL;
@@ -399,6 +498,27 @@ Comm& make_comm(MPI_Comm fixed_handle, std::uint32_t context_id, std::shared_ptr
   return *c;
 }
 
+void attach_client_comm(Comm& c, std::uint32_t client_context) {
+  const JobLayout& layout = job_layout();
+  if (!layout.multi_client() || c.is_inter() || c.rank == MPI_UNDEFINED) return;
+  auto map = std::make_shared<ClientMap>(client_map(*c.group, layout));
+  if (map->num_masters() < 2) return;
+  std::vector<int> mine;
+  for (int r : map->members[static_cast<std::size_t>(map->master_of[c.rank])]) mine.push_back(c.group->members[r]);
+  // (MPI_Init calls this before the runtime is in place: no my_world_rank().)
+  const int me = c.group->members[static_cast<std::size_t>(c.rank)];
+  Comm& local = make_comm(MPI_COMM_NULL, client_context, std::make_shared<Group>(make_group(std::move(mine), me)));
+  local.name = "client-local part of a multi-client communicator";
+  // make_comm may grow the table; objects stay where they are, so c is valid.
+  log().debug("communicator {} spans {} IMPI clients: client-local part {} (context {})", c.handle,
+              map->num_masters(), local.handle, client_context);
+  c.clients = std::move(map);
+  c.client_comm = local.handle;
+}
+
+std::uint64_t impi_max_context() noexcept { return impi_max; }
+void set_impi_max_context(std::uint64_t value) noexcept { impi_max = value; }
+
 // ---- operations ---------------------------------------------------------------
 
 int comm_compare(const Comm& a, const Comm& b) {
@@ -427,11 +547,11 @@ static MPI_Comm inherit_errhandler(const Comm& parent, MPI_Comm child) {
 MPI_Comm comm_dup(Comm& parent) {
   MPI_Comm handle;
   if (parent.is_inter()) {
-    ContextPool::Mask agreed = agree_across(parent, 0).first;
+    Offer agreed = agree_across(parent, 0).first;
     handle = make_intercomm(settle_contexts(agreed, 2, true, parent.context_id, and_over(parent)), parent.group,
                             parent.remote_group);
   } else {
-    handle = make_comm(MPI_COMM_NULL, agree_on_context(parent, true), parent.group).handle;
+    handle = make_intra(agree_on_contexts(parent, true), parent.group).handle;
   }
   // The table holds objects by pointer: `parent` stays valid as it grows.
   Comm& c = comm(handle);
@@ -464,7 +584,7 @@ MPI_Comm comm_split(Comm& parent, int color, int key) {
     int mine[2] = {color, key};
     coll::allgather(mine, 2, MPI_INT, color_key.data(), 2, MPI_INT, parent);
   }
-  std::uint32_t context_id = agree_on_context(parent, color != MPI_UNDEFINED);
+  std::vector<std::uint32_t> ids = agree_on_contexts(parent, color != MPI_UNDEFINED);
   if (color == MPI_UNDEFINED) return MPI_COMM_NULL;
 
   std::vector<int> ranks;  // parent ranks with my color
@@ -476,7 +596,7 @@ MPI_Comm comm_split(Comm& parent, int color, int key) {
   members.reserve(ranks.size());
   for (int r : ranks) members.push_back(parent.group->members[r]);
   auto group = std::make_shared<Group>(make_group(std::move(members), my_world_rank()));
-  return inherit_errhandler(parent, make_comm(MPI_COMM_NULL, context_id, std::move(group)).handle);
+  return inherit_errhandler(parent, make_intra(ids, std::move(group)).handle);
 }
 
 MPI_Comm comm_create(Comm& parent, const Group& g) {
@@ -489,10 +609,10 @@ MPI_Comm comm_create(Comm& parent, const Group& g) {
       throw MpiError(MPI_ERR_GROUP,
                      fmt::format("the group contains world rank {}, which is not in the communicator", w));
   bool member = g.rank_of_world(my_world_rank()) != MPI_UNDEFINED;
-  std::uint32_t context_id = agree_on_context(parent, member);
+  std::vector<std::uint32_t> ids = agree_on_contexts(parent, member);
   if (!member) return MPI_COMM_NULL;
   auto group = std::make_shared<Group>(make_group(g.members, my_world_rank()));
-  return inherit_errhandler(parent, make_comm(MPI_COMM_NULL, context_id, std::move(group)).handle);
+  return inherit_errhandler(parent, make_intra(ids, std::move(group)).handle);
 }
 
 MPI_Comm comm_create_group(Comm& parent, const Group& g, int tag) {
@@ -511,7 +631,8 @@ MPI_Comm comm_create_group(Comm& parent, const Group& g, int tag) {
   }
   // Distinct user tags keep concurrent calls with overlapping groups apart.
   const int internal_tag = (1 << 30) | (tag & ((1 << 30) - 1));
-  // Binomial reduce (AND) to group rank 0, then binomial broadcast back.
+  // Binomial reduce (AND, or MAX under the IMPI rule) to group rank 0, then
+  // binomial broadcast back.
   AndAll and_all = [&](std::uint64_t* words, int count) {
     std::vector<std::uint64_t> other(static_cast<std::size_t>(count));
     for (int step = 1; step < n; step <<= 1) {
@@ -521,7 +642,7 @@ MPI_Comm comm_create_group(Comm& parent, const Group& g, int tag) {
       }
       if (me + step < n) {
         coll::recv(other.data(), count, MPI_UINT64_T, parent_rank[me + step], internal_tag, parent);
-        for (int w = 0; w < count; ++w) words[w] &= other[static_cast<std::size_t>(w)];
+        combine(words, other.data(), count);
       }
     }
     int step = 1;
@@ -530,12 +651,12 @@ MPI_Comm comm_create_group(Comm& parent, const Group& g, int tag) {
     for (step >>= 1; step > 0; step >>= 1)
       if (me + step < n) coll::send(words, count, MPI_UINT64_T, parent_rank[me + step], internal_tag, parent);
   };
-  ContextPool::Mask mask = context_pool().free_mask();
-  and_all(mask.data(), ContextPool::words);
+  Offer offer = my_offer();
+  and_all(offer.data(), offer_words());
   std::uint32_t seed = parent.context_id ^ static_cast<std::uint32_t>(internal_tag);
-  std::uint32_t context_id = settle_contexts(mask, 1, true, seed, and_all).front();
+  std::vector<std::uint32_t> ids = settle_contexts(offer, 1, true, seed, and_all);
   auto group = std::make_shared<Group>(make_group(g.members, my_world_rank()));
-  return inherit_errhandler(parent, make_comm(MPI_COMM_NULL, context_id, std::move(group)).handle);
+  return inherit_errhandler(parent, make_intra(ids, std::move(group)).handle);
 }
 
 MPI_Comm intercomm_create(Comm& local_comm, int local_leader, Comm& peer_comm, int remote_leader, int tag) {
@@ -544,41 +665,41 @@ MPI_Comm intercomm_create(Comm& local_comm, int local_leader, Comm& peer_comm, i
     throw MpiError(MPI_ERR_RANK, fmt::format("local_leader {} is not a rank of local_comm (size {})", local_leader,
                                              local_comm.size));
   if (tag < 0) throw MpiError(MPI_ERR_TAG, fmt::format("tag {} is negative", tag));
-  ContextPool::Mask mask{};
-  if (local_comm.size == 1) {
-    mask = context_pool().free_mask();
-  } else {
-    coll::allreduce(context_pool().free_mask().data(), mask.data(), ContextPool::words, MPI_UINT64_T, MPI_BAND,
-                    local_comm);
+  // The offer: the free mask, or under the IMPI rule the group's maximum
+  // (the leaders swap their groups' maxima and both sides use the larger).
+  const int words = offer_words();
+  Offer mask = my_offer();
+  if (local_comm.size > 1) {
+    Offer mine = mask;
+    coll::allreduce(mine.data(), mask.data(), words, MPI_UINT64_T, offer_op(), local_comm);
   }
-  // The leader learns the remote group and mask; then every local process
-  // gets [remote size, agreed mask words..., remote world ranks...].
-  std::vector<std::uint64_t> message(1 + ContextPool::words);
+  // The leader learns the remote group and offer; then every local process
+  // gets [remote size, agreed offer words..., remote world ranks...].
+  std::vector<std::uint64_t> message(1 + static_cast<std::size_t>(words));
   if (local_comm.rank == local_leader) {
     if (remote_leader < 0 || remote_leader >= peer_comm.peer_size())
       throw MpiError(MPI_ERR_RANK, fmt::format("remote_leader {} is not a rank of peer_comm (size {})",
                                                remote_leader, peer_comm.peer_size()));
     int my_size = local_comm.size, remote_size = 0;
     exchange_with(peer_comm, peer_comm.context_id, remote_leader, tag, &my_size, 1, &remote_size, 1, MPI_INT);
-    std::vector<std::uint64_t> mine(1 + ContextPool::words + my_size);
+    std::vector<std::uint64_t> mine(1 + words + my_size);
     mine[0] = static_cast<std::uint64_t>(my_size);
     std::copy(mask.begin(), mask.end(), mine.begin() + 1);
-    for (int i = 0; i < my_size; ++i) mine[1 + ContextPool::words + i] = local_comm.group->members[i];
-    message.resize(1 + ContextPool::words + remote_size);
+    for (int i = 0; i < my_size; ++i) mine[1 + words + i] = local_comm.group->members[i];
+    message.resize(1 + words + remote_size);
     exchange_with(peer_comm, peer_comm.context_id, remote_leader, tag, mine.data(), static_cast<int>(mine.size()),
                   message.data(), static_cast<int>(message.size()), MPI_UINT64_T);
-    for (int w = 0; w < ContextPool::words; ++w) message[1 + w] &= mask[w];
+    combine(message.data() + 1, mask.data(), words);
   }
   if (local_comm.size > 1) {
     std::uint64_t remote_size = message[0];
     coll::bcast(&remote_size, 1, MPI_UINT64_T, local_leader, local_comm);
-    message.resize(1 + ContextPool::words + remote_size);
+    message.resize(1 + words + remote_size);
     coll::bcast(message.data(), static_cast<int>(message.size()), MPI_UINT64_T, local_leader, local_comm);
   }
-  ContextPool::Mask agreed{};
-  std::copy(message.begin() + 1, message.begin() + 1 + ContextPool::words, agreed.begin());
+  Offer agreed(message.begin() + 1, message.begin() + 1 + words);
   std::vector<int> remote_members;
-  for (size_t i = 1 + ContextPool::words; i < message.size(); ++i)
+  for (size_t i = 1 + static_cast<size_t>(words); i < message.size(); ++i)
     remote_members.push_back(static_cast<int>(message[i]));
   for (int w : remote_members)
     if (local_comm.group->rank_of_world(w) != MPI_UNDEFINED)
@@ -605,9 +726,9 @@ MPI_Comm intercomm_merge(Comm& intercomm, bool high) {
   const Group& second = local_first ? *intercomm.remote_group : *intercomm.group;
   std::vector<int> members = first.members;
   members.insert(members.end(), second.members.begin(), second.members.end());
-  std::uint32_t context_id = settle_contexts(agreed, 1, true, intercomm.context_id, and_over(intercomm)).front();
+  std::vector<std::uint32_t> ids = settle_contexts(agreed, 1, true, intercomm.context_id, and_over(intercomm));
   auto group = std::make_shared<Group>(make_group(std::move(members), my_world_rank()));
-  return inherit_errhandler(intercomm, make_comm(MPI_COMM_NULL, context_id, std::move(group)).handle);
+  return inherit_errhandler(intercomm, make_intra(ids, std::move(group)).handle);
 }
 
 namespace {
@@ -616,14 +737,17 @@ namespace {
 // local communicator go.  Runs when it is freed and no operation is pending.
 void destroy_comm(Comm& c) {
   MPI_Comm handle = c.handle;
-  MPI_Comm local = c.local_comm;
-  context_pool().release(c.context_id);
+  MPI_Comm hidden[] = {c.local_comm, c.client_comm};
+  // IMPI-rule ids are never reused (the rule only moves up).
+  if (!impi_ids()) context_pool().release(c.context_id);
   release_errhandler(c.errhandler);
   log().debug("communicator {} destroyed (context {})", handle, c.context_id);
   comm_table().release(handle);
-  if (Comm* l = comm_table().find(local)) {
-    l->freed = true;
-    if (l->pending_operations == 0) destroy_comm(*l);
+  for (MPI_Comm h : hidden) {
+    if (Comm* l = comm_table().find(h)) {
+      l->freed = true;
+      if (l->pending_operations == 0) destroy_comm(*l);
+    }
   }
 }
 

@@ -186,6 +186,33 @@ void group_translate_ranks(const Group& a, std::span<const int> ranks1, const Gr
   }
 }
 
+bool ClientMap::contiguous() const noexcept {
+  for (const std::vector<int>& m : members)
+    if (m.back() - m.front() + 1 != static_cast<int>(m.size())) return false;
+  return true;
+}
+
+ClientMap client_map(const Group& g, const JobLayout& layout) {
+  ClientMap map;
+  const int n = g.size();
+  map.master_of.resize(static_cast<size_t>(n));
+  map.local_rank.resize(static_cast<size_t>(n));
+  std::unordered_map<int, int> master_of_client;  // client -> master number
+  for (int r = 0; r < n; ++r) {
+    int client = layout.client(g.members[r]);
+    auto [it, added] = master_of_client.emplace(client, map.num_masters());
+    if (added) {
+      map.masters.push_back(r);  // the first (lowest) comm rank of its client
+      map.members.emplace_back();
+    }
+    std::vector<int>& mine = map.members[static_cast<size_t>(it->second)];
+    map.master_of[r] = it->second;
+    map.local_rank[r] = static_cast<int>(mine.size());
+    mine.push_back(r);
+  }
+  return map;
+}
+
 int group_compare(const Group& a, const Group& b) {
   if (a.members == b.members) return MPI_IDENT;
   if (a.size() != b.size()) return MPI_UNEQUAL;

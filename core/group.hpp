@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/handle_table.hpp"
+#include "core/job_layout.hpp"
 
 namespace gridmpi::core {
 
@@ -26,6 +27,24 @@ struct Group {
   int world_rank(int rank) const { return members.at(rank); }
   int rank_of_world(int world) const noexcept;  // MPI_UNDEFINED when absent
 };
+
+// How the members of an intracommunicator are spread over the IMPI clients
+// of a multi-client job (docs/impi-protocol.md 10.1): the master of a client
+// is its lowest comm rank; masters are numbered by increasing comm rank, so
+// rank 0 is master 0.  A pure function of the group and the job layout
+// (client_map below), equal in every member.
+struct ClientMap {
+  std::vector<int> master_of;             // master number of each comm rank's client
+  std::vector<int> masters;               // comm rank of each master
+  std::vector<int> local_rank;            // rank of each comm rank inside its client's members
+  std::vector<std::vector<int>> members;  // comm ranks of each master's client, increasing
+  int num_masters() const noexcept { return static_cast<int>(masters.size()); }
+  bool is_master(int rank) const { return masters[master_of[rank]] == rank; }
+  // Whether every client's members are consecutive comm ranks.
+  bool contiguous() const noexcept;
+};
+// The map of `g` (members = world ranks) under `layout`.
+ClientMap client_map(const Group& g, const JobLayout& layout);
 
 struct Comm {
   MPI_Comm handle = MPI_COMM_NULL;
@@ -59,6 +78,13 @@ struct Comm {
   // requests) drops to zero.  See comm_hold / comm_unhold.
   int pending_operations = 0;
   bool freed = false;
+  // Multi-client jobs (core/job_layout.hpp), intracommunicators whose members
+  // span >= 2 clients: the IMPI roles, and a hidden intracommunicator over
+  // this process's client members in comm rank order (its own context from
+  // the same agreed allocation) for the local phases of the IMPI
+  // collectives (core/coll/impi.hpp).  Null otherwise.  Freed with this one.
+  std::shared_ptr<const ClientMap> clients;
+  MPI_Comm client_comm = MPI_COMM_NULL;
 
   std::uint32_t coll_context() const noexcept { return context_id + 1; }
   bool is_inter() const noexcept { return remote_group != nullptr; }
@@ -143,5 +169,16 @@ void comm_unhold(MPI_Comm handle) noexcept;  // no-op for unknown handles
 // Makes a communicator object over `group` with the given context (used by
 // MPI_Init for MPI_COMM_WORLD / MPI_COMM_SELF and by the constructors above).
 Comm& make_comm(MPI_Comm fixed_handle, std::uint32_t context_id, std::shared_ptr<Group> group);
+// Multi-client jobs: when c is an intracommunicator whose members span >= 2
+// clients, sets c.clients and makes c.client_comm with `client_context`
+// (the same id in every client: the client-local groups are disjoint).
+// Nothing otherwise.
+void attach_client_comm(Comm& c, std::uint32_t client_context);
+// The IMPI context-id rule of multi-client jobs (docs/impi-protocol.md 9;
+// single-client jobs use the ContextPool): the highest context id this
+// process has used or agreed to skip.  MPI_Init sets it above the
+// predefined communicators' ids.
+std::uint64_t impi_max_context() noexcept;
+void set_impi_max_context(std::uint64_t value) noexcept;
 
 }  // namespace gridmpi::core

@@ -121,8 +121,13 @@ void build_predefined_communicators(const Runtime& rt) {
   auto self_group = std::make_shared<Group>(make_group({rt.world_rank}, rt.world_rank));
   context_pool().reserve(0);
   context_pool().reserve(2);
-  make_comm(MPI_COMM_WORLD, 0, std::move(world_group)).name = "MPI_COMM_WORLD";
+  Comm& world = make_comm(MPI_COMM_WORLD, 0, std::move(world_group));
+  world.name = "MPI_COMM_WORLD";
   make_comm(MPI_COMM_SELF, 2, std::move(self_group)).name = "MPI_COMM_SELF";
+  // Multi-client jobs: ids 0/1 and 2/3 as IMPI fixes them, 4/5 for the
+  // client-local part of MPI_COMM_WORLD; the IMPI rule allocates above 5.
+  set_impi_max_context(5);
+  attach_client_comm(world, 4);
 }
 
 }  // namespace

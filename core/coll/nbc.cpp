@@ -6,6 +6,7 @@
 #include <memory>
 #include <utility>
 
+#include "core/coll/impi.hpp"
 #include "core/error.hpp"
 #include "core/runtime.hpp"
 #include "request/request.hpp"
@@ -190,6 +191,13 @@ void run(Task task) {
 
 int next_tag(core::Comm& comm) {
   constexpr std::uint32_t span = 1u << 24;
+  if (comm.clients) {
+    // A communicator spanning IMPI clients: its blocking collectives use the
+    // IMPI tags 110..230 on the same context (impi.hpp); stay above them and
+    // below first_tag + span (inter_local.hpp's local_tag relies on that).
+    constexpr std::uint32_t impi_span = span - (impi::first_tag_after_impi - first_tag);
+    return impi::first_tag_after_impi + static_cast<int>(comm.nb_sequence++ % impi_span);
+  }
   return first_tag + static_cast<int>(comm.nb_sequence++ % span);
 }
 

@@ -29,7 +29,9 @@
 //   nb::next_tag(comm) when it was started; all members start non-blocking
 //   collectives on a communicator in the same order (MPI-3.1 5.12), so the
 //   tags agree, and pairs of ranks never overtake, so one tag per operation
-//   suffices.  Tags of blocking collectives (util.hpp, 1..63) never collide.
+//   suffices.  Tags of blocking collectives (util.hpp, 1..63) never collide;
+//   on a communicator that spans IMPI clients next_tag starts at 256, above
+//   the IMPI tags (110..230) of its blocking collectives (impi.hpp).
 // * Temporaries live in the coroutine frame (locals), so they survive waits.
 // * A task may co_await another task (a sub-schedule, e.g. an intra-group
 //   phase of an intercommunicator collective): `co_await std::move(sub);`.

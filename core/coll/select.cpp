@@ -19,6 +19,7 @@
 #include "conf/registry.hpp"
 #include "core/coll/algorithm.hpp"
 #include "core/coll/coll.hpp"
+#include "core/coll/impi.hpp"
 #include "core/coll/util.hpp"
 #include "core/error.hpp"
 
@@ -297,8 +298,17 @@ std::vector<std::string> algorithm_parameter_choices(Kind kind) {
 
 // ---- entry points ----------------------------------------------------------
 namespace {
+// Communicators that span IMPI clients run the IMPI collectives
+// (impi.hpp), whatever GRIDMPI_<COLL>_ALGORITHM says: their messages between
+// clients are fixed by the protocol.
 template <Kind K>
 void run(const Args<K>& a, core::Comm& c) {
+  if (c.clients) {
+    if (log().should_log(spdlog::level::trace))
+      log().trace("{} on communicator {}: IMPI algorithm over {} clients ({})", kind_name(K), c.handle,
+                  c.clients->num_masters(), c.clients->num_masters() <= impi::max_linear() ? "linear" : "tree");
+    return impi::run<K>(a, c);
+  }
   select<K>(a, c).run(a, c);
 }
 }  // namespace

@@ -19,12 +19,26 @@ Every tests/mpi/*.list file names the runs, one program per line:
 * direct       run ./program without mpirun (singleton MPI_Init)
 * name=ALIAS   name of the run when one program is listed twice (e.g. with a
                different env); default: the program name
+* homogeneous  the program assumes every process has the same data
+               representation (e.g. it receives typed data as MPI_BYTE and
+               reads it): not run split over clusters (--clusters)
+
+--clusters SPLIT runs every run as a multi-cluster job (impi-server and one
+mpirun -client per cluster, through tests/impi/multicluster, whose top says
+what SPLIT means: 2, 2u, 3, ...); direct and homogeneous runs and runs with
+fewer ranks than clusters are left out.
 
 A run passes when its exit status is the expected one and, for expect=0, no
 output line starts with "FAIL:" (so a launcher that loses a rank's exit
 status still cannot turn a failure into a pass).  After every run, processes
 that the run left behind are found (they carry a marker in their
 environment, and the runner is their subreaper), killed and reported.
+
+--env NAME=VALUE adds environment to every run (before the list's env=,
+which wins); --env NAME@N=VALUE only to runs with N ranks, e.g. a fake
+IMPI client split per rank count:
+    run_mpi_tests.py --env GRIDMPI_IMPI_FAKE_CLIENTS@2=1,1 \
+                     --env GRIDMPI_IMPI_FAKE_CLIENTS@4=2,2 --np 2,4
 
 Examples:
     run_mpi_tests.py --impl openmpi
@@ -70,7 +84,8 @@ class ListError(Exception):
 
 
 class Entry:
-    def __init__(self, program, counts, timeout, env, expect, direct, name, where):
+    def __init__(self, program, counts, timeout, env, expect, direct, name, where, homogeneous=False):
+        self.homogeneous = homogeneous
         self.program = program
         self.counts = counts
         self.timeout = timeout
@@ -100,9 +115,12 @@ def parse_list(path):
             if not counts or any(c < 1 for c in counts):
                 raise ListError("%s: bad rank counts %r" % (where, fields[1]))
             timeout, env, expect, direct, name = DEFAULT_TIMEOUT, {}, 0, False, program
+            homogeneous = False
             for opt in fields[2:]:
                 if opt == "direct":
                     direct = True
+                elif opt == "homogeneous":
+                    homogeneous = True
                 elif opt.startswith("timeout="):
                     timeout = float(opt[len("timeout="):])
                 elif opt.startswith("env="):
@@ -120,7 +138,7 @@ def parse_list(path):
                     raise ListError("%s: unknown option %r" % (where, opt))
             if direct and counts != [1]:
                 raise ListError("%s: a 'direct' run has exactly one rank" % where)
-            entries.append(Entry(program, counts, timeout, env, expect, direct, name, where))
+            entries.append(Entry(program, counts, timeout, env, expect, direct, name, where, homogeneous))
     return entries
 
 
@@ -368,6 +386,8 @@ def execute(run, args, compiler):
         return run
     token = uuid.uuid4().hex
     env = dict(os.environ)
+    env.update(args.global_env.get(None, {}))
+    env.update(args.global_env.get(run.nprocs, {}))
     env.update(e.env)
     env[MARKER] = token
     if os.geteuid() == 0:
@@ -379,7 +399,8 @@ def execute(run, args, compiler):
         cmd = [exe]
     else:
         cmd = shlex.split(args.mpirun) + shlex.split(args.mpirun_args) + [args.np_flag, str(run.nprocs), exe]
-    log_path = os.path.join(args.work_dir, "%s.np%d.log" % (e.name, run.nprocs))
+    suffix = ".c%s" % args.clusters if args.clusters else ""
+    log_path = os.path.join(args.work_dir, "%s.np%d%s.log" % (e.name, run.nprocs, suffix))
     timeout = e.timeout * args.timeout_scale
     status, timed_out, run.seconds = run_with_timeout(cmd, env, args.work_dir, timeout, log_path)
     killed = kill_leftovers(token, grace=2.0)
@@ -439,9 +460,22 @@ def main():
     p.add_argument("-j", type=int, default=1, help="parallel runs (default 1)")
     p.add_argument("--timeout-scale", type=float, default=float(os.environ.get("GRIDMPI_TEST_TIMEOUT_SCALE", "1")),
                    help="multiply every timeout (default 1, or $GRIDMPI_TEST_TIMEOUT_SCALE)")
+    p.add_argument("--env", action="append", default=[], metavar="NAME[@N]=VALUE",
+                   help="extra environment for every run (repeatable; NAME@N=VALUE: only runs with N ranks); "
+                        "a list's env= wins")
+    p.add_argument("--clusters", metavar="SPLIT",
+                   help="run split over several clusters joined by impi-server (see tests/impi/multicluster)")
     p.add_argument("-v", "--verbose", action="store_true", help="print every run's output")
     p.add_argument("--list", action="store_true", help="print the selected runs and exit")
     args = p.parse_args()
+    args.global_env = {}
+    for item in args.env:
+        m = re.match(r"^([A-Za-z_][A-Za-z0-9_]*)(?:@([0-9]+))?=(.*)$", item, re.S)
+        if not m:
+            print("run_mpi_tests: bad --env %r (want NAME=VALUE or NAME@N=VALUE)" % item, file=sys.stderr)
+            return 2
+        key = int(m.group(2)) if m.group(2) else None
+        args.global_env.setdefault(key, {})[m.group(1)] = m.group(3)
 
     mpirun_args = ""
     if args.impl in IMPLS:
@@ -467,6 +501,13 @@ def main():
 
     args.mpicc = absolute(args.mpicc)
     args.mpirun = absolute(args.mpirun)
+    if args.clusters:
+        bindir = os.path.dirname(shlex.split(args.mpirun)[0])
+        args.mpirun = " ".join(shlex.quote(w) for w in [
+            sys.executable, os.path.join(REPO, "tests", "impi", "multicluster"), "--bin", bindir,
+            "--clusters", args.clusters])
+        args.mpirun_args = ""
+        args.np_flag = "-np"
     # Fortran wrappers default to the siblings of mpicc (bin/mpif77, bin/mpif90).
     cc_words = shlex.split(args.mpicc)
     for attr, wrapper in (("mpif77", "mpif77"), ("mpif90", "mpif90")):
@@ -497,12 +538,22 @@ def main():
         names[e.name] = e.where
 
     only_np = set(int(x) for x in args.np.split(",")) if args.np else None
+    min_clusters = 1
+    if args.clusters:
+        min_clusters = (len(args.clusters.split("+")) if "+" in args.clusters
+                        else int(args.clusters.rstrip("u")))
     pats = [re.compile(x) for x in args.pattern] if args.pattern else None
     runs = []
     for e in entries:
         if args.name and e.name not in args.name:
             continue
+        # Runs that pretend to be several clusters (impi.fake_clients) are
+        # single-cluster runs by construction.
+        if args.clusters and (e.direct or e.homogeneous or "GRIDMPI_IMPI_FAKE_CLIENTS" in e.env):
+            continue
         for n in e.counts:
+            if args.clusters and n < min_clusters:
+                continue
             if only_np is not None and n not in only_np:
                 continue
             r = Run(e, n)

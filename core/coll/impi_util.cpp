@@ -1,0 +1,86 @@
+// Helpers of the IMPI collectives (impi_util.hpp) and the IMPI_COLL_MAXLINEAR
+// setting.
+#include "core/coll/impi_util.hpp"
+
+#include <bit>
+#include <climits>
+#include <string>
+
+#include "conf/registry.hpp"
+#include "core/coll/coll.hpp"
+#include "core/coll/impi.hpp"
+#include "core/datatype.hpp"
+#include "core/error.hpp"
+#include "core/job_layout.hpp"
+#include "impi/params.hpp"
+
+namespace gridmpi::coll::impi {
+
+int max_linear() {
+  const core::JobLayout& layout = core::job_layout();
+  if (!layout.fake) return layout.coll_maxlinear;
+  // A fake layout (impi.fake_clients) has no server to agree with: read the
+  // parameter here, once (-1 = the protocol default 4).
+  static const int value = [] {
+    try {
+      std::int32_t v = gridmpi::impi::params::coll_maxlinear();
+      return v < 1 ? 4 : static_cast<int>(v);
+    } catch (const conf::ConfigError& e) {
+      throw MpiError(MPI_ERR_ARG, e.what());
+    }
+  }();
+  return value;
+}
+
+View view(core::Comm& c) {
+  const core::ClientMap& map = *c.clients;
+  const int n = map.num_masters();
+  return View{c, map, core::comm(c.client_comm), n, map.master_of[static_cast<std::size_t>(c.rank)],
+              n <= max_linear()};
+}
+
+int tree_dim(int n) {
+  int d = 0;
+  while ((1 << d) < n) ++d;
+  return d;
+}
+
+int hibit(int v) { return v == 0 ? -1 : 31 - std::countl_zero(static_cast<unsigned>(v)); }
+
+std::size_t ext_size(int count, MPI_Datatype type) {
+  return count <= 0 ? 0 : core::external32_size(type, static_cast<std::size_t>(count));
+}
+
+void pack_ext(const void* buf, int count, MPI_Datatype type, std::byte* out) {
+  if (count > 0) core::pack_external32(buf, static_cast<std::size_t>(count), type, out);
+}
+
+void unpack_ext(const std::byte* in, int count, MPI_Datatype type, void* buf) {
+  if (count > 0) core::unpack_external32(in, static_cast<std::size_t>(count), type, buf);
+}
+
+void send_bytes(const std::byte* data, std::size_t n, int dest, int tag, core::Comm& comm) {
+  coll::send(data, byte_count(n), MPI_PACKED, dest, tag, comm);
+}
+
+void recv_bytes(std::byte* data, std::size_t n, int source, int tag, core::Comm& comm) {
+  coll::recv(data, byte_count(n), MPI_PACKED, source, tag, comm);
+}
+
+void* element_of(void* buf, MPI_Aint index, MPI_Datatype type) {
+  return element(buf, index, shape(type).extent);
+}
+
+const void* element_of(const void* buf, MPI_Aint index, MPI_Datatype type) {
+  return element(buf, index, shape(type).extent);
+}
+
+int times(int count, int n) {
+  long long v = static_cast<long long>(count) * n;
+  if (v > INT_MAX)
+    throw MpiError(MPI_ERR_COUNT, "the collective's total count " + std::to_string(v) +
+                                      " exceeds INT_MAX on a multi-client communicator");
+  return static_cast<int>(v);
+}
+
+}  // namespace gridmpi::coll::impi
