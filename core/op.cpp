@@ -17,7 +17,13 @@ namespace gridmpi::core {
 
 namespace {
 
+// Where long double is already binary128 (s390x, aarch64) g++ has no
+// __float128; elsewhere (x86-64) it is the x87 80-bit type.
+#if __LDBL_MANT_DIG__ == 113
+using quad = long double;
+#else
 using quad = __float128;
+#endif
 struct quad_complex {
   quad re, im;
 };

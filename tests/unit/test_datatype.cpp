@@ -76,6 +76,10 @@ Extent extent_of(MPI_Datatype t) {
 }  // namespace
 
 TEST_CASE("predefined datatypes have the C sizes and extents", "[datatype]") {
+  struct LongDoubleInt {
+    long double value;
+    int index;
+  };
   struct Expect {
     MPI_Datatype t;
     int size;
@@ -105,7 +109,8 @@ TEST_CASE("predefined datatypes have the C sizes and extents", "[datatype]") {
       {MPI_LONG_INT, 12, 16, "MPI_LONG_INT"},
       {MPI_2INT, 8, 8, "MPI_2INT"},
       {MPI_SHORT_INT, 6, 8, "MPI_SHORT_INT"},
-      {MPI_LONG_DOUBLE_INT, 20, 32, "MPI_LONG_DOUBLE_INT"},
+      // 32 on x86-64, 24 where long double is 8-byte aligned (s390x)
+      {MPI_LONG_DOUBLE_INT, 20, static_cast<MPI_Aint>(sizeof(LongDoubleInt)), "MPI_LONG_DOUBLE_INT"},
       {MPI_CHARACTER, 1, 1, "MPI_CHARACTER"},
       {MPI_LOGICAL, 4, 4, "MPI_LOGICAL"},
       {MPI_INTEGER, 4, 4, "MPI_INTEGER"},
