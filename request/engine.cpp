@@ -159,6 +159,7 @@ void EngineImpl::wait_ready() {
   wait_until([&] {
     return std::all_of(transports_.begin(), transports_.end(), [](const auto& t) { return t->ready(); });
   });
+  progress();  // a transport that is "ready" because it failed reports it here, inside MPI_Init
 }
 
 EngineImpl::Peer& EngineImpl::peer(int world) {

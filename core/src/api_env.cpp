@@ -27,7 +27,7 @@ void copy_out(const std::string& text, char* out, int capacity, int* length) {
 }
 
 std::string library_version() {
-  return fmt::format("gridmpi {} (MPI {}.{}; transports: tcp, self)",
+  return fmt::format("gridmpi {} (MPI {}.{}; transports: tcp, self, impi between clusters)",
                      GRIDMPI_VERSION, MPI_VERSION, MPI_SUBVERSION);
 }
 

@@ -58,10 +58,19 @@ int main(int argc, char **argv) {
     for (int i = 0; i < 4; i++) check(col[i] == prev * 100 + i * 4 + 2, "vector type", rank);
     MPI_Type_free(&column);
 
+    /* how many clusters (IMPI clients) the job spans */
+    int clusters = 1;
+#ifdef IMPI_CLIENT_SIZE
+    int *attr, flag;
+    MPI_Comm_get_attr(MPI_COMM_WORLD, IMPI_CLIENT_SIZE, &attr, &flag);
+    if (flag) clusters = *attr;
+#endif
+
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) {
         MPI_Get_library_version(lib, &len);
-        printf("demo: %d ranks ok (ring %d, pi %.10f) on %s with %s\n", size, token, pi, name, lib);
+        printf("demo: %d ranks in %d cluster%s ok (ring %d, pi %.10f) on %s with %s\n", size, clusters,
+               clusters == 1 ? "" : "s", token, pi, name, lib);
     }
     MPI_Finalize();
     return 0;

@@ -189,6 +189,10 @@ static void cancel_bsend_space(void)
     E(MPI_Wait(&req, &st));
     E(MPI_Test_cancelled(&st, &cancelled));
     CHECK_INT("Test_cancelled of a rendezvous Ibsend", 1, cancelled);
+    /* Both cancels are decided before either side posts the receive below,
+     * which could otherwise match the partner's message while its cancel is
+     * still on the way. */
+    swap_with_partner(0);
     fill(sbuf, BIG, mt_rank, 6);
     E(MPI_Bsend(sbuf, BIG, MPI_CHAR, partner, tag, MPI_COMM_WORLD)); /* needs the space back */
     E(MPI_Recv(rbuf, BIG, MPI_CHAR, partner, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
