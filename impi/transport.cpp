@@ -42,6 +42,15 @@ const conf::Param<double> connect_timeout_param{
     "impi.connect_timeout", 60.0, "seconds",
     "how long MPI_Init waits for the IMPI host connections to the other clusters", conf::Level::tuner};
 
+// For tests and benchmarks only: publish another ADDR:PORT than the
+// listener's (e.g. a delaying relay that forwards to the listener; the
+// listener's port is pinned with IMPI_PORT_RANGE).  npb/impi-bench uses it.
+const conf::Param<std::string> advertise_param{
+    "impi.advertise", "", "",
+    "testing only: ADDR:PORT (IPv4) this process publishes to the other clusters instead of its listener's, "
+    "e.g. a relay forwarding to the listener (empty: the listener's)",
+    conf::Level::developer};
+
 template <class F>
 auto config(F&& f) {
   try {
@@ -161,6 +170,15 @@ std::shared_ptr<Startup> join(launcher::ControlClient& control, int local_rank) 
   std::uint32_t address = choose_address();
   std::uint16_t port = 0;
   s->listen_fd = open_listener(address, &port);
+  std::string advertise = config([] { return advertise_param.get(); });
+  if (!advertise.empty()) {
+    auto hp = p2p::tcp::split_host_port(advertise);
+    auto v4 = hp ? p2p::tcp::parse_ipv4(hp->host) : std::nullopt;
+    if (!v4 || hp->port == 0)
+      throw MpiError(MPI_ERR_OTHER, fmt::format("impi.advertise is {}: want a.b.c.d:port", advertise));
+    address = *v4;
+    port = hp->port;
+  }
   s->self.address = host_id_from_ipv4(address);
   s->self.port = port;
   s->self.pid = static_cast<std::int64_t>(::getpid());
@@ -959,7 +977,9 @@ p2p::SendStatus ImpiTransport::send(int peer, std::span<const std::byte> header,
       auto c = w::CancelReplyHeader::decode(header);
       h = header_to(peer, c.cancelled ? PacketType::cancelyes : PacketType::cancelno);
       h.srqid = c.sender_id;
-      first_by_srqid_.erase({peer, c.sender_id});
+      // A cancelled long message will never be answered by SYNCACK; one not
+      // cancelled (matched already) still needs its first packet's length.
+      if (c.cancelled) first_by_srqid_.erase({peer, c.sender_id});
       break;
     }
   }

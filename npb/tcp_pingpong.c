@@ -1,0 +1,233 @@
+/* tcp_pingpong: the ping-pong of impi_pingpong over one plain TCP connection
+ * between two processes: the baseline of npb/impi-bench.
+ *
+ *     tcp_pingpong [--sizes LIST] [--max BYTES] [--iters N] [--budget BYTES]
+ *                  [--port P] [--connect ADDR:PORT] [--socbuf BYTES] [--timeout S]
+ *
+ * The process listens on 127.0.0.1:P (--port, default any), forks, and the
+ * child connects to the listener, or to --connect (e.g. npb/delay_relay
+ * forwarding to the listener).  The parent plays rank 0 (sends, times,
+ * prints), the child rank 1 (echoes).  TCP_NODELAY on both ends; socket
+ * buffers left to the kernel unless --socbuf.  Both processes end after
+ * --timeout seconds (default 600) whatever happens.
+ *
+ * Sizes, iterations and the output lines are impi_pingpong's (see there):
+ *     PP bytes=65536 iters=1000 lat_avg_us=.. lat_min_us=.. mbps_avg=.. mbps_best=..
+ * Exit status 0 when every echo matched and the child exited 0.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_SIZES 64
+
+static long parse_bytes(const char *text, int *ok) {
+  char *end;
+  double v = strtod(text, &end);
+  long mult = 1;
+  if (*end == 'k' || *end == 'K') mult = 1024, ++end;
+  else if (*end == 'm' || *end == 'M') mult = 1024L * 1024, ++end;
+  else if (*end == 'g' || *end == 'G') mult = 1024L * 1024 * 1024, ++end;
+  *ok = end != text && *end == '\0' && v >= 0;
+  return (long)(v * (double)mult);
+}
+
+static int parse_sizes(const char *list, long *sizes) {
+  int n = 0;
+  char *copy = strdup(list), *save = NULL;
+  for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    int ok;
+    long v = parse_bytes(t, &ok);
+    if (!ok || n == MAX_SIZES) {
+      free(copy);
+      return -1;
+    }
+    sizes[n++] = v;
+  }
+  free(copy);
+  return n;
+}
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void die(const char *who, const char *what) {
+  fprintf(stderr, "tcp_pingpong: %s: %s: %s\n", who, what, strerror(errno));
+  exit(1);
+}
+
+static void send_all(int fd, const unsigned char *p, long n, const char *who) {
+  while (n > 0) {
+    ssize_t k = send(fd, p, (size_t)n, MSG_NOSIGNAL);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) die(who, "send");
+    p += k, n -= k;
+  }
+}
+
+static void recv_all(int fd, unsigned char *p, long n, const char *who) {
+  while (n > 0) {
+    ssize_t k = recv(fd, p, (size_t)n, 0);
+    if (k < 0 && errno == EINTR) continue;
+    if (k == 0) errno = ECONNRESET;
+    if (k <= 0) die(who, "recv");
+    p += k, n -= k;
+  }
+}
+
+static void tune(int fd, long socbuf) {
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  if (socbuf > 0) {
+    int b = (int)socbuf;
+    setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &b, sizeof b);
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &b, sizeof b);
+  }
+}
+
+int main(int argc, char **argv) {
+  long sizes[MAX_SIZES];
+  int nsizes = parse_sizes("0,1,8,64,512,4k,16k,64k,256k,1m,4m,16m", sizes);
+  long max = -1, budget = 256L * 1024 * 1024, socbuf = 0;
+  int iters_fixed = 0, port = 0, timeout = 600;
+  const char *connect_to = NULL;
+  for (int i = 1; i < argc; ++i) {
+    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+    int good = v != NULL;
+    if (!strcmp(argv[i], "--sizes") && v) nsizes = parse_sizes(v, sizes), good = nsizes > 0;
+    else if (!strcmp(argv[i], "--max") && v) max = parse_bytes(v, &good);
+    else if (!strcmp(argv[i], "--budget") && v) budget = parse_bytes(v, &good);
+    else if (!strcmp(argv[i], "--iters") && v) iters_fixed = atoi(v), good = iters_fixed > 0;
+    else if (!strcmp(argv[i], "--port") && v) port = atoi(v), good = port > 0 && port < 65536;
+    else if (!strcmp(argv[i], "--connect") && v) connect_to = v;
+    else if (!strcmp(argv[i], "--socbuf") && v) socbuf = parse_bytes(v, &good);
+    else if (!strcmp(argv[i], "--timeout") && v) timeout = atoi(v), good = timeout > 0;
+    else good = 0;
+    if (!good) {
+      fprintf(stderr, "tcp_pingpong: bad argument %s%s%s (see the top of tcp_pingpong.c)\n", argv[i], v ? " " : "",
+              v ? v : "");
+      return 2;
+    }
+    ++i;
+  }
+  alarm((unsigned)timeout);
+
+  struct sockaddr_in at;
+  memset(&at, 0, sizeof at);
+  at.sin_family = AF_INET;
+  at.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  at.sin_port = htons((unsigned short)port);
+  int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  int one = 1;
+  setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (lfd < 0 || bind(lfd, (struct sockaddr *)&at, sizeof at) != 0 || listen(lfd, 4) != 0)
+    die("listener", "127.0.0.1");
+  socklen_t alen = sizeof at;
+  getsockname(lfd, (struct sockaddr *)&at, &alen);
+  struct sockaddr_in to = at;
+  if (connect_to) {
+    char host[64];
+    int p;
+    if (sscanf(connect_to, "%63[^:]:%d", host, &p) != 2 || inet_pton(AF_INET, host, &to.sin_addr) != 1) {
+      fprintf(stderr, "tcp_pingpong: --connect %s: want a.b.c.d:port\n", connect_to);
+      return 2;
+    }
+    to.sin_port = htons((unsigned short)p);
+  }
+
+  long largest = 0;
+  for (int s = 0; s < nsizes; ++s)
+    if ((max < 0 || sizes[s] <= max) && sizes[s] > largest) largest = sizes[s];
+  unsigned char *sbuf = malloc((size_t)largest + 1), *rbuf = malloc((size_t)largest + 1);
+  if (!sbuf || !rbuf) die("main", "malloc");
+  for (long j = 0; j <= largest; ++j) sbuf[j] = (unsigned char)(j * 131 + 7), rbuf[j] = 0;
+
+  fflush(stdout);
+  pid_t child = fork();
+  if (child < 0) die("main", "fork");
+  int rank = child == 0 ? 1 : 0;
+  const char *who = rank ? "echo process" : "timing process";
+  int fd;
+  if (rank == 1) {
+    alarm((unsigned)timeout);
+    close(lfd);
+    fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    tune(fd, socbuf);
+    if (connect(fd, (struct sockaddr *)&to, sizeof to) != 0) die(who, connect_to ? connect_to : "connect");
+  } else {
+    fd = accept(lfd, NULL, NULL);
+    if (fd < 0) die(who, "accept");
+    tune(fd, socbuf);
+    close(lfd);
+    printf("# tcp_pingpong: two processes, one TCP connection%s%s, socket buffers %s; MB/s = 10^6 bytes/s, "
+           "latency = half round trip\n", connect_to ? " via " : "", connect_to ? connect_to : "",
+           socbuf > 0 ? "set" : "kernel autotuned");
+    fflush(stdout);
+  }
+
+  int ok = 1;
+  for (int s = 0; s < nsizes; ++s) {
+    long n = sizes[s];
+    if (max >= 0 && n > max) continue;
+    int iters = iters_fixed;
+    if (!iters) {
+      long q = n > 0 ? budget / n : 1000;
+      iters = q < 3 ? 3 : q > 1000 ? 1000 : (int)q;
+    }
+    double total = 0, best = 1e30;
+    unsigned char token = 0;
+    /* start together, as MPI_Barrier does in impi_pingpong */
+    if (rank == 0) send_all(fd, &token, 1, who), recv_all(fd, &token, 1, who);
+    else recv_all(fd, &token, 1, who), send_all(fd, &token, 1, who);
+    for (int it = -1; it < iters; ++it) {
+      double t0 = now();
+      if (rank == 0) {
+        send_all(fd, sbuf, n, who);
+        recv_all(fd, rbuf, n, who);
+      } else {
+        recv_all(fd, rbuf, n, who);
+        send_all(fd, rbuf, n, who);
+      }
+      double dt = now() - t0;
+      if (it >= 0) {
+        total += dt;
+        if (dt < best) best = dt;
+      }
+    }
+    if (rank == 0) {
+      if (memcmp(sbuf, rbuf, (size_t)n) != 0) {
+        fprintf(stderr, "tcp_pingpong: %ld bytes: the echo differs from what was sent\n", n);
+        ok = 0;
+      }
+      double half_avg = total / iters / 2, half_min = best / 2;
+      printf("PP bytes=%ld iters=%d lat_avg_us=%.2f lat_min_us=%.2f mbps_avg=%.2f mbps_best=%.2f\n", n, iters,
+             half_avg * 1e6, half_min * 1e6, (double)n / half_avg / 1e6, (double)n / half_min / 1e6);
+      fflush(stdout);
+      memset(rbuf, 0, (size_t)n);
+    }
+  }
+  close(fd);
+  free(sbuf);
+  free(rbuf);
+  if (rank == 1) return 0;
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {}
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    fprintf(stderr, "tcp_pingpong: the echo process failed (status %d)\n", status);
+    ok = 0;
+  }
+  return ok ? 0 : 1;
+}
