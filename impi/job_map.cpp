@@ -339,6 +339,14 @@ JobMap JobMap::from_labels(const CollatedLabels& labels) {
   map.coll_xsize = agreed_value(labels, label_c_coll_xsize, 1024, 0, "IMPI_COLL_XSIZE");
   map.coll_maxlinear = agreed_value(labels, label_c_coll_maxlinear, 4, 1, "IMPI_COLL_MAXLINEAR");
 
+  // The per-proc labels first: their lengths prove that C_NPROCS is real
+  // data before any per-proc table is sized from it.
+  Contributions p_ipv6(labels, label_p_ipv6), p_pid(labels, label_p_pid);
+  p_ipv6.require_all(n);
+  p_pid.require_all(n);
+  auto pipv6_at = p_ipv6.split(map.client_nprocs, 16);
+  auto pid_at = p_pid.split(map.client_nprocs, 8);
+
   // Hosts, in global order: client 0's hosts first.
   std::vector<int> host_counts = map.client_nhosts;
   Contributions h_ipv6(labels, label_h_ipv6), h_port(labels, label_h_port), h_nprocs(labels, label_h_nprocs);
@@ -404,11 +412,6 @@ JobMap JobMap::from_labels(const CollatedLabels& labels) {
                                 map.hiwater, hiwater_host, map.ackmark));
 
   // Procs: the identity of every world rank.
-  Contributions p_ipv6(labels, label_p_ipv6), p_pid(labels, label_p_pid);
-  p_ipv6.require_all(n);
-  p_pid.require_all(n);
-  auto pipv6_at = p_ipv6.split(map.client_nprocs, 16);
-  auto pid_at = p_pid.split(map.client_nprocs, 8);
   map.procs.reserve(static_cast<std::size_t>(total_procs));
   for (int client = 0; client < n; ++client) {
     auto c = static_cast<std::size_t>(client);
