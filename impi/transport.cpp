@@ -246,6 +246,9 @@ class ImpiTransport final : public p2p::Transport {
     int peer = -1;        // world rank, for on_send_complete
     bool fini = false;
     bool counted = false; // counts for flow control
+    // The payload belongs to a request that stays open until this packet is
+    // written (parts of a long message): referenced, never copied.
+    bool reference = false;
     std::size_t total() const noexcept { return head.size() + payload.size(); }
   };
   // Per remote proc (world rank).
@@ -864,7 +867,7 @@ p2p::SendStatus ImpiTransport::submit(int peer, OutPacket&& packet, bool counted
     packet.written = written;
   }
   p2p::SendStatus result;
-  if (packet.copy.empty() && packet.payload.size() <= copy_limit) {
+  if (packet.copy.empty() && !packet.reference && packet.payload.size() <= copy_limit) {
     packet.copy.assign(packet.payload.begin(), packet.payload.end());
     packet.payload = packet.copy;
     result = p2p::SendStatus::complete;
@@ -924,9 +927,11 @@ p2p::SendStatus ImpiTransport::send(int peer, std::span<const std::byte> header,
       h.lsrank = m.envelope.source;
       h.tag = m.envelope.tag;
       h.cid = m.envelope.context;
-      if (m.kind == w::Kind::rts)
+      if (m.kind == w::Kind::rts) {
         long_by_srqid_[m.sender_id] = LongSend{peer, m.size, m.envelope.source, m.envelope.tag, m.envelope.context,
                                                m.sender_id};
+        packet.reference = true;  // the send waits for SYNCACK anyway
+      }
       else if (m.kind == w::Kind::sync_eager)
         sync_by_srqid_[m.sender_id] = peer;
       break;
@@ -946,6 +951,7 @@ p2p::SendStatus ImpiTransport::send(int peer, std::span<const std::byte> header,
       h.lsrank = l.lsrank;
       h.tag = l.tag;
       h.cid = l.cid;
+      packet.reference = true;
       if (d.offset + payload.size() >= l.msglen) long_by_drqid_.erase(it);
       break;
     }
@@ -1022,6 +1028,8 @@ p2p::Placement ImpiTransport::on_packet(int host, const PacketHeader& h, int* fr
     case PacketType::data:
     case PacketType::datasync: {
       if (h.len > h.msglen) throw WireError(fmt::format("pk_len {} exceeds pk_msglen {}", h.len, h.msglen));
+      if (h.len > static_cast<std::uint32_t>(datalen_))
+        throw WireError(fmt::format("pk_len {} exceeds the job's IMPI_C_DATALEN {}", h.len, datalen_));
       if (h.type == PacketType::data && h.len < h.msglen) {
         // A continuation of a long message, routed by drqid.
         auto it = receiving_.find({peer, h.drqid});
