@@ -145,6 +145,8 @@ bool spans_clients(MPI_Comm handle) {
 
 bool spans_clients(const Comm& comm) {
   if (!the_layout.multi_client()) return false;
+  // Intracommunicators know it already (their IMPI roles, core/group.hpp).
+  if (!comm.is_inter()) return comm.clients != nullptr;
   const Comm* c = &comm;
   int first = -1;
   for (const auto* g : {c->group.get(), c->remote_group.get()}) {
