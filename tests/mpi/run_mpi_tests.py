@@ -347,7 +347,9 @@ class Compiler:
         except OSError:
             pass
         try:
-            p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=300)
+            # In the work directory: gfortran writes module files (.mod) into its cwd.
+            p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=300,
+                               cwd=self.work_dir)
         except (OSError, subprocess.TimeoutExpired) as e:
             return None, "%s: %s" % (" ".join(cmd), e)
         out = p.stdout.decode("utf-8", "replace")
