@@ -184,8 +184,25 @@ u128 long_double_to_binary128(const std::byte* p) {
 
 void binary128_to_long_double(u128 bits, std::byte* p) {
   if constexpr (LDBL_MANT_DIG == 64 && std::endian::native == std::endian::little) {
+    // 112 fraction bits to 63, rounded to nearest, ties to even (a carry
+    // out of the fraction raises the exponent: up to infinity, and a
+    // subnormal becomes the smallest normal).  NaNs stay NaNs.
     auto sign_exponent = static_cast<std::uint16_t>(bits >> 112);
-    auto significand = static_cast<std::uint64_t>((bits & binary128_fraction_mask) >> 49);
+    const u128 fraction = bits & binary128_fraction_mask;
+    auto significand = static_cast<std::uint64_t>(fraction >> 49);
+    if ((sign_exponent & 0x7fff) == 0x7fff) {
+      if (fraction != 0 && significand == 0) significand = 1ULL << 62;
+    } else {
+      const auto rest = static_cast<std::uint64_t>(fraction & ((u128{1} << 49) - 1));
+      constexpr std::uint64_t half = std::uint64_t{1} << 48;
+      if (rest > half || (rest == half && (significand & 1))) {
+        ++significand;
+        if (significand >> 63) {
+          significand = 0;
+          ++sign_exponent;
+        }
+      }
+    }
     if ((sign_exponent & 0x7fff) != 0) significand |= 1ULL << 63;  // explicit integer bit
     std::memset(p, 0, sizeof(long double));
     std::memcpy(p, &significand, 8);

@@ -4,6 +4,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <catch2/catch.hpp>
 #include <complex>
 #include <cstddef>
@@ -934,4 +935,25 @@ TEST_CASE("random nested types pack like their definition", "[datatype]") {
     free_type(t);
     free_type(v);
   }
+}
+
+TEST_CASE("external32: a binary128 long double becomes the nearest x87 value", "[datatype]") {
+  if (LDBL_MANT_DIG != 64) return;  // long double is not the x87 format here (Catch2 v2 has no SKIP)
+  // binary128 images (big-endian) of 1 + f, f given by the 112 fraction bits.
+  auto one_plus = [](unsigned __int128 fraction) {
+    unsigned __int128 bits = (static_cast<unsigned __int128>(0x3fff) << 112) | fraction;
+    std::vector<unsigned char> image(16);
+    for (int i = 0; i < 16; ++i) image[static_cast<std::size_t>(i)] = static_cast<unsigned char>(bits >> (120 - 8 * i));
+    long double x = 0;
+    MPI_Aint position = 0;
+    REQUIRE(MPI_Unpack_external("external32", image.data(), 16, &position, &x, 1, MPI_LONG_DOUBLE) == MPI_SUCCESS);
+    return x;
+  };
+  const unsigned __int128 ulp = static_cast<unsigned __int128>(1) << 49;  // 2^-63 in binary128 fraction bits
+  CHECK(one_plus(ulp / 2) == 1.0L);                                      // a tie: to even
+  CHECK(one_plus(ulp / 2 + 1) == 1.0L + 0x1p-63L);                       // above half: up
+  CHECK(one_plus(ulp + ulp / 2) == 1.0L + 0x1p-62L);                     // a tie from an odd value: up to even
+  CHECK(one_plus(ulp / 2 - 1) == 1.0L);                                  // below half: down
+  const unsigned __int128 all = (static_cast<unsigned __int128>(1) << 112) - 1;
+  CHECK(one_plus(all) == 2.0L);                                          // the carry raises the exponent
 }
