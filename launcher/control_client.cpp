@@ -2,6 +2,8 @@
 // connection to mpirun, opened in MPI_Init.
 #include "launcher/control_client.hpp"
 
+#include "impi/job_map.hpp"
+
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -86,7 +88,7 @@ class TcpControlClient final : public ControlClient {
       auto reply = receive(std::nullopt);
       if (reply && reply->type == MessageType::values && reply->key == key) {
         // mpirun answers the IMPI start-up fence (impi::key_local_host) itself, with one value.
-        bool agent_answer = key == "impi-host" && reply->values.size() == 1;
+        bool agent_answer = key == impi::key_local_host && reply->values.size() == 1;
         if (static_cast<int>(reply->values.size()) != size_ && !agent_answer)
           throw std::runtime_error("mpirun sent " + std::to_string(reply->values.size()) + " values for '" + key +
                                    "', expected " + std::to_string(size_));

@@ -7,6 +7,7 @@
 #include <cctype>
 
 #include "impi/client.hpp"
+#include "tests/unit/hex_bytes.hpp"
 
 using namespace gridmpi::impi;
 using namespace std::chrono_literals;
@@ -16,22 +17,8 @@ namespace {
 using Bytes = std::vector<std::byte>;
 using Clock = ClientSession::Clock;
 
-Bytes hex(std::string_view text) {
-  Bytes out;
-  int high = -1;
-  for (char c : text) {
-    if (std::isspace(static_cast<unsigned char>(c))) continue;
-    int v = std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : std::tolower(c) - 'a' + 10;
-    if (high < 0) {
-      high = v;
-    } else {
-      out.push_back(static_cast<std::byte>(high * 16 + v));
-      high = -1;
-    }
-  }
-  REQUIRE(high < 0);
-  return out;
-}
+using gridmpi::test::hex_bytes;
+Bytes hex(std::string_view text) { return hex_bytes(text); }
 Bytes cat(std::initializer_list<Bytes> parts) {
   Bytes out;
   for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());

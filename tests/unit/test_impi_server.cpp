@@ -11,6 +11,7 @@
 
 #include "impi/server.hpp"
 #include "impi/wire.hpp"
+#include "tests/unit/hex_bytes.hpp"
 
 using namespace gridmpi::impi;
 
@@ -18,17 +19,7 @@ namespace {
 
 using Bytes = std::vector<std::byte>;
 
-// "434f4c4c 00000010" -> bytes (spaces ignored).
-Bytes hex_bytes(std::string_view text) {
-  Bytes out;
-  std::string digits;
-  for (char ch : text)
-    if (ch != ' ') digits += ch;
-  REQUIRE(digits.size() % 2 == 0);
-  for (std::size_t i = 0; i < digits.size(); i += 2)
-    out.push_back(static_cast<std::byte>(std::stoul(digits.substr(i, 2), nullptr, 16)));
-  return out;
-}
+using gridmpi::test::hex_bytes;
 
 // Bytes -> "434f4c4c 00000010 ..." (groups of 4 bytes), for readable failures.
 std::string hex(const Bytes& bytes) {

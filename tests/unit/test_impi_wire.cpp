@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "impi/wire.hpp"
+#include "tests/unit/hex_bytes.hpp"
 
 using namespace gridmpi::impi;
 
@@ -15,16 +16,7 @@ namespace {
 
 using Bytes = std::vector<std::byte>;
 
-Bytes hex_bytes(std::string_view text) {
-  Bytes out;
-  std::string digits;
-  for (char ch : text)
-    if (ch != ' ' && ch != '|') digits += ch;
-  REQUIRE(digits.size() % 2 == 0);
-  for (std::size_t i = 0; i < digits.size(); i += 2)
-    out.push_back(static_cast<std::byte>(std::stoul(digits.substr(i, 2), nullptr, 16)));
-  return out;
-}
+using gridmpi::test::hex_bytes;
 
 std::string hex(std::span<const std::byte> bytes) {
   static const char* digits = "0123456789abcdef";
