@@ -2,13 +2,16 @@
  * between two processes: the baseline of npb/impi-bench.
  *
  *     tcp_pingpong [--sizes LIST] [--max BYTES] [--iters N] [--budget BYTES]
- *                  [--port P] [--connect ADDR:PORT] [--socbuf BYTES] [--timeout S]
+ *                  [--port P] [--connect ADDR:PORT] [--socbuf BYTES] [--spin] [--timeout S]
  *
  * The process listens on 127.0.0.1:P (--port, default any), forks, and the
  * child connects to the listener, or to --connect (e.g. npb/delay_relay
  * forwarding to the listener).  The parent plays rank 0 (sends, times,
  * prints), the child rank 1 (echoes).  TCP_NODELAY on both ends; socket
- * buffers left to the kernel unless --socbuf.  Both processes end after
+ * buffers left to the kernel unless --socbuf.  Receives block in recv()
+ * unless --spin: then they poll with MSG_DONTWAIT as an MPI library's
+ * progress loop does (no sleep and wake-up per message; faster on an idle
+ * host, slower on an over-committed one).  Both processes end after
  * --timeout seconds (default 600) whatever happens.
  *
  * Sizes, iterations and the output lines are impi_pingpong's (see there):
@@ -78,10 +81,12 @@ static void send_all(int fd, const unsigned char *p, long n, const char *who) {
   }
 }
 
+static int spin;
+
 static void recv_all(int fd, unsigned char *p, long n, const char *who) {
   while (n > 0) {
-    ssize_t k = recv(fd, p, (size_t)n, 0);
-    if (k < 0 && errno == EINTR) continue;
+    ssize_t k = recv(fd, p, (size_t)n, spin ? MSG_DONTWAIT : 0);
+    if (k < 0 && (errno == EINTR || (spin && (errno == EAGAIN || errno == EWOULDBLOCK)))) continue;
     if (k == 0) errno = ECONNRESET;
     if (k <= 0) die(who, "recv");
     p += k, n -= k;
@@ -115,7 +120,10 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--connect") && v) connect_to = v;
     else if (!strcmp(argv[i], "--socbuf") && v) socbuf = parse_bytes(v, &good);
     else if (!strcmp(argv[i], "--timeout") && v) timeout = atoi(v), good = timeout > 0;
-    else good = 0;
+    else if (!strcmp(argv[i], "--spin")) {
+      spin = 1;
+      continue;
+    } else good = 0;
     if (!good) {
       fprintf(stderr, "tcp_pingpong: bad argument %s%s%s (see the top of tcp_pingpong.c)\n", argv[i], v ? " " : "",
               v ? v : "");
@@ -172,9 +180,9 @@ int main(int argc, char **argv) {
     if (fd < 0) die(who, "accept");
     tune(fd, socbuf);
     close(lfd);
-    printf("# tcp_pingpong: two processes, one TCP connection%s%s, socket buffers %s; MB/s = 10^6 bytes/s, "
-           "latency = half round trip\n", connect_to ? " via " : "", connect_to ? connect_to : "",
-           socbuf > 0 ? "set" : "kernel autotuned");
+    printf("# tcp_pingpong: two processes, one TCP connection%s%s, socket buffers %s, %s receives; MB/s = 10^6 "
+           "bytes/s, latency = half round trip\n", connect_to ? " via " : "", connect_to ? connect_to : "",
+           socbuf > 0 ? "set" : "kernel autotuned", spin ? "polling" : "blocking");
     fflush(stdout);
   }
 
