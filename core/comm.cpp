@@ -20,6 +20,7 @@
 // AND, or one word combined with MAX); see core/README.md.
 #include <algorithm>
 #include <bit>
+#include <exception>
 #include <functional>
 
 #include <fmt/format.h>
@@ -28,6 +29,10 @@
 #include "core/attr.hpp"
 #include "core/big_lock.hpp"
 #include "core/coll/coll.hpp"
+#include "core/coll/inter_local.hpp"
+#include "core/coll/nbc.hpp"
+#include "core/coll/nbc_intra.hpp"
+#include "core/coll/util.hpp"
 #include "core/errhandler.hpp"
 #include "core/group.hpp"
 #include "core/job_layout.hpp"
@@ -45,16 +50,38 @@ std::uint64_t impi_max = 5;
 
 bool impi_ids() noexcept { return job_layout().multi_client(); }
 
+// Non-blocking agreements (MPI_Comm_idup) under way in this process.  While
+// one is, this process's free ids may change while a blocking agreement
+// waits (the engine progresses the idup's schedule), so a blocking
+// agreement must confirm its candidate, as under MPI_THREAD_MULTIPLE.
+int pending_nb_agreements = 0;
+bool must_confirm_here() { return big_lock().enabled() || pending_nb_agreements > 0; }
+
+// Under the IMPI rule, a process that must confirm sets this bit of its
+// offer (a MAX of values below 2^31 keeps it if anyone set it).
+constexpr std::uint64_t impi_confirm_bit = std::uint64_t{1} << 62;
+
 // What a process contributes to a context agreement, combined over every
 // participant: the free mask (AND) with the ContextPool, its highest id
-// (MAX) under the IMPI rule.
+// (MAX) under the IMPI rule; plus whether it must confirm the candidate
+// (pool: a last word, all ones when not, so that AND tells whether anyone
+// must; IMPI rule: impi_confirm_bit), so that every participant takes the
+// same path.
 using Offer = std::vector<std::uint64_t>;
 Offer my_offer() {
-  if (impi_ids()) return {impi_max};
+  const bool confirm = must_confirm_here();
+  if (impi_ids()) return {impi_max | (confirm ? impi_confirm_bit : 0)};
   const ContextPool::Mask& mask = context_pool().free_mask();
-  return Offer(mask.begin(), mask.end());
+  Offer offer(mask.begin(), mask.end());
+  offer.push_back(confirm ? 0 : ~std::uint64_t{0});
+  return offer;
 }
-int offer_words() { return impi_ids() ? 1 : ContextPool::words; }
+int offer_words() { return impi_ids() ? 1 : ContextPool::words + 1; }
+// Whether a combined offer asks every participant to confirm.
+bool offer_confirms(const Offer& agreed) {
+  if (impi_ids()) return (agreed.at(0) & impi_confirm_bit) != 0;
+  return agreed.at(ContextPool::words) != ~std::uint64_t{0};
+}
 MPI_Op offer_op() { return impi_ids() ? MPI_MAX : MPI_BAND; }
 void combine(std::uint64_t* into, const std::uint64_t* other, int count) {
   const bool max = impi_ids();
@@ -71,10 +98,12 @@ void require_intra(const Comm& c, const char* operation) {
 // communicators from different parents at once, and the big lock is
 // released while the allreduce waits: both may agree on the same free pair.
 // So each round reserves its candidate tentatively where it is still free
-// and confirms with a second allreduce (MPI_MIN of "it was free here");
+// and confirms with a second combination (AND of "it was free here");
 // on failure the tentative reservations are undone and the next round
 // picks a candidate that depends on the parent's context id, so that two
-// parents colliding once do not keep colliding.
+// parents colliding once do not keep colliding.  The same rounds run when a
+// participant has a non-blocking agreement (MPI_Comm_idup) under way
+// (must_confirm_here), and always in the non-blocking agreement itself.
 std::uint32_t pick_candidate(const ContextPool::Mask& agreed, std::uint32_t parent_context, int round) {
   int total = 0;
   for (std::uint64_t w : agreed) total += std::popcount(w);
@@ -95,35 +124,7 @@ std::uint32_t pick_candidate(const ContextPool::Mask& agreed, std::uint32_t pare
   return context_pool().take_lowest(agreed, false);
 }
 
-std::uint32_t agree_on_context_threaded(Comm& parent, bool member) {
-  ContextPool& pool = context_pool();
-  for (int round = 0;; ++round) {
-    // A copy: the pool may change while the allreduce waits.
-    ContextPool::Mask mine = pool.free_mask();
-    ContextPool::Mask agreed{};
-    coll::allreduce(mine.data(), agreed.data(), ContextPool::words, MPI_UINT64_T, MPI_BAND, parent);
-    std::uint32_t candidate = pick_candidate(agreed, parent.context_id, round);
-    int free_here = !member || pool.is_free(candidate) ? 1 : 0;
-    if (member && free_here) pool.reserve(candidate);
-    int free_everywhere = 0;
-    coll::allreduce(&free_here, &free_everywhere, 1, MPI_INT, MPI_MIN, parent);
-    if (free_everywhere) return candidate;
-    if (member && free_here) pool.release(candidate);
-  }
-}
 // ---- end MPI_THREAD_MULTIPLE context agreement ----
-
-// The lowest id pair free in every process of parent; reserved here when member.
-std::uint32_t agree_on_context(Comm& parent, bool member) {
-  ContextPool& pool = context_pool();
-  if (parent.size == 1) return pool.take_lowest(pool.free_mask(), member);
-  if (big_lock().enabled()) return agree_on_context_threaded(parent, member);
-  ContextPool::Mask agreed{};
-  // Errors propagate as MpiError: the calling MPI function reports them once.
-  coll::allreduce(pool.free_mask().data(), agreed.data(), ContextPool::words, MPI_UINT64_T, MPI_BAND,
-                  parent);
-  return pool.take_lowest(agreed, member);
-}
 
 int my_world_rank() { return runtime().world_rank; }
 
@@ -174,8 +175,8 @@ using AndAll = std::function<void(std::uint64_t* words, int count)>;
 // `agreed` while the agreement waited: a confirmation round (MAX of "not
 // free here"; not part of IMPI, see core/README.md) then fails and all
 // agree again above everybody's new maximum.
-std::vector<std::uint32_t> settle_impi(std::uint64_t agreed, int pairs, bool member, const AndAll& and_all) {
-  const bool threaded = big_lock().enabled();
+std::vector<std::uint32_t> settle_impi(std::uint64_t agreed, int pairs, bool member, bool threaded,
+                                       const AndAll& and_all) {
   for (;;) {
     const std::uint64_t top = agreed + 2 * static_cast<std::uint64_t>(pairs);
     if (top >= (std::uint64_t{1} << 31))
@@ -214,11 +215,12 @@ std::vector<std::uint32_t> settle_impi(std::uint64_t agreed, int pairs, bool mem
 // intracommunicator made from them (attach_client_comm).
 std::vector<std::uint32_t> settle_contexts(const Offer& offer, int n, bool member, std::uint32_t seed,
                                            const AndAll& and_all) {
-  if (impi_ids()) return settle_impi(offer.at(0), n + 1, member, and_all);
+  // Confirmation rounds when any participant asked for them (my_offer).
+  const bool threaded = offer_confirms(offer);
+  if (impi_ids()) return settle_impi(offer.at(0) & ~impi_confirm_bit, n + 1, member, threaded, and_all);
   ContextPool::Mask agreed{};
   std::copy(offer.begin(), offer.begin() + ContextPool::words, agreed.begin());
   ContextPool& pool = context_pool();
-  const bool threaded = big_lock().enabled();
   for (int round = 0;; ++round) {
     if (round > 0) {
       agreed = pool.free_mask();
@@ -268,19 +270,22 @@ AndAll and_over(Comm& intercomm) {
 // ---- end MPI_THREAD_MULTIPLE context agreement, other paths ----
 
 // The ids of a new intracommunicator made from parent: one pair from the
-// ContextPool (agree_on_context), or under the IMPI rule the pair of the
-// MAX allreduce over parent (run with parent's collectives, the IMPI ones
+// ContextPool (AND of the free masks over parent), or under the IMPI rule
+// the pair of the MAX allreduce over parent (run with parent's collectives, the IMPI ones
 // when parent spans clients) and a second pair for its client-local part.
 std::vector<std::uint32_t> agree_on_contexts(Comm& parent, bool member) {
-  if (!impi_ids()) return {agree_on_context(parent, member)};
-  AndAll max_all = [&parent](std::uint64_t* words, int count) {
+  ContextPool& pool = context_pool();
+  // Alone: the lowest pair free here (nothing can take it meanwhile).
+  if (!impi_ids() && parent.size == 1) return {pool.take_lowest(pool.free_mask(), member)};
+  // Errors propagate as MpiError: the calling MPI function reports them once.
+  AndAll all = [&parent](std::uint64_t* words, int count) {
     if (parent.size == 1) return;
     std::vector<std::uint64_t> mine(words, words + count);
-    coll::allreduce(mine.data(), words, count, MPI_UINT64_T, MPI_MAX, parent);
+    coll::allreduce(mine.data(), words, count, MPI_UINT64_T, offer_op(), parent);
   };
   Offer offer = my_offer();
-  max_all(offer.data(), 1);
-  return settle_contexts(offer, 1, member, parent.context_id, max_all);
+  all(offer.data(), offer_words());
+  return settle_contexts(offer, 1, member, parent.context_id, all);
 }
 
 // An intracommunicator from agreed ids (agree_on_contexts, settle_contexts):
@@ -477,6 +482,10 @@ Comm& comm(MPI_Comm handle) {
     throw MpiError(MPI_ERR_COMM, fmt::format("invalid communicator {}", handle));
   }
   if (c->freed) throw MpiError(MPI_ERR_COMM, fmt::format("communicator {} has been freed", handle));
+  if (c->incomplete)
+    throw MpiError(MPI_ERR_COMM, fmt::format("communicator {} is not usable yet: the MPI_Comm_idup that makes it "
+                                             "has not completed (wait for its request first)",
+                                             handle));
   return *c;
 }
 
@@ -780,6 +789,207 @@ void comm_unhold(Comm& c) noexcept {
 
 void comm_unhold(MPI_Comm handle) noexcept {
   if (Comm* c = comm_table().find(handle)) comm_unhold(*c);
+}
+
+// ---- MPI_Comm_idup: the non-blocking context agreement ----------------------
+// The same agreement as the blocking constructors, as a schedule of the
+// non-blocking collective engine (coll/nbc.hpp) on the parent's collective
+// context with the tag of the call, so that it progresses with every other
+// non-blocking collective and pending idup, in any order across processes.
+// It always confirms its candidate (tentative reservation, then a second
+// combination of "free here"), since this process may take ids for other
+// communicators while it waits; candidates are hashed from the parent's
+// context and the call's tag (not the lowest free pair), so that idups on
+// overlapping communicators rarely pick the same pair, and retry with
+// fresh offers when they do.  Under the IMPI rule the MAX agreement and its
+// id layout are those of MPI_Comm_dup (max+1/+2, then the client-local or
+// local parts), plus the confirmation.
+namespace {
+
+// Counts this process's non-blocking agreements under way (my_offer).
+struct PendingAgreement {
+  PendingAgreement() noexcept { ++pending_nb_agreements; }
+  ~PendingAgreement() { --pending_nb_agreements; }
+  PendingAgreement(const PendingAgreement&) = delete;
+  PendingAgreement& operator=(const PendingAgreement&) = delete;
+};
+
+// `words` combined (offer_op) over every process of parent, both groups of
+// an intercommunicator: an allreduce on an intracommunicator; on an
+// intercommunicator each group reduces to its leader on the hidden local
+// communicator, the leaders swap on parent's collective context, and each
+// broadcasts the combination in its group.  May run several times with one
+// tag: the rounds of one call follow each other on every pair of processes.
+coll::nb::Task combine_all(Comm& parent, int tag, std::vector<std::uint64_t>& words) {
+  const int count = static_cast<int>(words.size());
+  const MPI_Op op = offer_op();
+  if (!parent.is_inter()) {
+    if (parent.size == 1) co_return;
+    std::vector<std::uint64_t> mine = words;
+    co_await coll::intra::allreduce(coll::ReduceArgs{mine.data(), words.data(), count, MPI_UINT64_T, op, 0},
+                                    parent, tag);
+    co_return;
+  }
+  Comm& local = coll::inter::local_comm(parent);
+  coll::TypedBuffer reduced(count, MPI_UINT64_T);
+  co_await coll::inter::local_reduce(words.data(), reduced, count, MPI_UINT64_T, op, local,
+                                     coll::inter::local_tag(tag, 1));
+  if (local.rank == 0) {
+    const auto* r = static_cast<const std::uint64_t*>(reduced.get());
+    std::copy(r, r + count, words.begin());
+    std::vector<std::uint64_t> theirs(words.size());
+    co_await coll::inter::wait_for(coll::irecv(theirs.data(), count, MPI_UINT64_T, 0, tag, parent),
+                                   coll::isend(words.data(), count, MPI_UINT64_T, 0, tag, parent));
+    combine(words.data(), theirs.data(), count);
+  }
+  co_await coll::inter::local_bcast(words.data(), count, MPI_UINT64_T, local, coll::inter::local_tag(tag, 2));
+}
+
+// n id pairs agreed over parent and reserved here (n + 1 under the IMPI
+// rule, as settle_contexts), into `ids`.
+coll::nb::Task settle_nonblocking(Comm& parent, int tag, int n, std::uint32_t seed,
+                                  std::vector<std::uint32_t>& ids) {
+  ids.clear();
+  if (impi_ids()) {
+    const int pairs = n + 1;
+    std::vector<std::uint64_t> words{impi_max};
+    co_await combine_all(parent, tag, words);
+    for (;;) {
+      const std::uint64_t agreed = words[0];
+      const std::uint64_t top = agreed + 2 * static_cast<std::uint64_t>(pairs);
+      if (top >= (std::uint64_t{1} << 31))
+        throw MpiError(MPI_ERR_INTERN, fmt::format("out of communicator context ids: the IMPI rule asks for ids "
+                                                   "up to {}, beyond the 31 bits used here",
+                                                   top));
+      const bool free_here = impi_max <= agreed;
+      if (free_here) impi_max = std::max(impi_max, top);
+      std::vector<std::uint64_t> busy{free_here ? 0u : 1u};
+      co_await combine_all(parent, tag, busy);  // MAX: busy somewhere
+      if (busy[0] == 0) {
+        for (int k = 0; k < pairs; ++k) ids.push_back(static_cast<std::uint32_t>(agreed + 1 + 2 * k));
+        co_return;
+      }
+      words.assign(1, impi_max);
+      co_await combine_all(parent, tag, words);
+    }
+  }
+  ContextPool& pool = context_pool();
+  for (int round = 0;; ++round) {
+    const ContextPool::Mask& mine = pool.free_mask();
+    std::vector<std::uint64_t> words(mine.begin(), mine.end());
+    co_await combine_all(parent, tag, words);  // AND of the free masks
+    ContextPool::Mask rest{};
+    std::copy(words.begin(), words.end(), rest.begin());
+    ids.clear();
+    for (int k = 0; k < n; ++k) {
+      ids.push_back(pick_candidate(rest, seed, 1 + round * n + k));
+      clear_pair(rest, ids.back());
+    }
+    const bool free_here =
+        std::all_of(ids.begin(), ids.end(), [&](std::uint32_t id) { return pool.is_free(id); });
+    if (free_here)
+      for (std::uint32_t id : ids) pool.reserve(id);
+    std::vector<std::uint64_t> ok{free_here ? 1u : 0u};
+    co_await combine_all(parent, tag, ok);  // AND: free everywhere
+    if (ok[0] == 1) co_return;
+    if (free_here)
+      for (std::uint32_t id : ids) pool.release(id);
+  }
+}
+
+// Until its idup completes, a new communicator has no context.
+constexpr std::uint32_t no_context = 0xfffffffeu;
+
+// Drops the communicator of an idup that failed (or whose attribute copy
+// failed at the call): its attributes' delete callbacks run, then it goes.
+void discard_incomplete(MPI_Comm handle) noexcept {
+  Comm* c = comm_table().find(handle);
+  if (!c) return;
+  try {
+    delete_all_comm_attributes(*c);
+  } catch (const std::exception& e) {
+    log().warn("MPI_Comm_idup failed: deleting the attributes of communicator {}: {}", handle, e.what());
+  }
+  c->freed = true;
+  c->incomplete = false;
+  try {
+    if (c->pending_operations == 0) destroy_comm(*c);
+  } catch (const std::exception& e) {
+    log().warn("MPI_Comm_idup failed: destroying communicator {}: {}", handle, e.what());
+  }
+}
+
+coll::nb::Task idup_schedule(Comm& parent, MPI_Comm child, int tag, bool discard) {
+  PendingAgreement pending;
+  const bool inter = parent.is_inter();
+  std::vector<std::uint32_t> ids;
+  const std::uint32_t seed = (parent.context_id * 0x9e3779b9u) ^ static_cast<std::uint32_t>(tag);
+  try {
+    co_await settle_nonblocking(parent, tag, inter ? 2 : 1, seed, ids);
+  } catch (...) {
+    discard_incomplete(child);  // the request reports the error
+    throw;
+  }
+  Comm* c = comm_table().find(child);
+  if (discard || !c) {
+    // Every process agreed (no peer is left waiting), but this call had
+    // failed already: the ids go back, the communicator goes.
+    if (!impi_ids())
+      for (std::uint32_t id : ids) context_pool().release(id);
+    discard_incomplete(child);
+    co_return;
+  }
+  if (inter) {
+    // As make_intercomm: ids[1] for the hidden local communicator, ids[2]
+    // (IMPI rule) for its client-local part.
+    Comm& local = make_comm(MPI_COMM_NULL, ids.at(1), c->group);
+    local.name = "intercommunicator local group";
+    if (ids.size() > 2) attach_client_comm(local, ids[2]);
+    c = comm_table().find(child);  // (objects stay put; found again for clarity)
+    c->local_comm = local.handle;
+  }
+  c->context_id = ids.at(0);
+  if (!inter && ids.size() > 1) attach_client_comm(*c, ids[1]);
+  c->incomplete = false;
+  log().debug("MPI_Comm_idup: communicator {} complete: context {}", child, c->context_id);
+}
+
+}  // namespace
+
+MPI_Request comm_idup(Comm& parent, const std::vector<std::pair<std::string, std::string>>* hints,
+                      MPI_Comm* newcomm) {
+  // The new communicator exists at once (the user gets its handle now), but
+  // refuses use (Comm::incomplete) until the agreement has given it ids.
+  Comm& c = make_comm(MPI_COMM_NULL, no_context, parent.group);
+  c.remote_group = parent.remote_group;
+  c.incomplete = true;
+  c.errhandler = parent.errhandler;
+  retain_errhandler(c.errhandler);
+  c.info_hints = hints ? *hints : parent.info_hints;
+  c.topology = parent.topology;  // MPI-3.1 7.4: duplicates keep the topology
+  const MPI_Comm handle = c.handle;
+  // Attributes are copied now, from the parent as it is at the call (the
+  // copy callbacks run in MPI_Comm_idup, as in MPI_Comm_dup; the parent may
+  // change or be freed before completion).  If a callback fails, the
+  // agreement still runs (the other processes take part in it), and its
+  // request frees itself and the communicator when done.
+  std::exception_ptr copy_failure;
+  try {
+    copy_comm_attributes(parent, c);
+  } catch (...) {
+    c.attributes.clear();  // what was copied has been deleted already
+    c.attribute_order.clear();
+    copy_failure = std::current_exception();
+  }
+  const int tag = coll::nb::next_tag(parent);
+  request::Request* r = coll::nb::start(idup_schedule(parent, handle, tag, copy_failure != nullptr), parent);
+  if (copy_failure) {
+    if (r->complete) runtime().engine->release(r);
+    else r->freed = true;
+    std::rethrow_exception(copy_failure);
+  }
+  *newcomm = handle;
+  return r->handle;
 }
 
 }  // namespace gridmpi::core

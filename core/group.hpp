@@ -78,6 +78,9 @@ struct Comm {
   // requests) drops to zero.  See comm_hold / comm_unhold.
   int pending_operations = 0;
   bool freed = false;
+  // MPI_Comm_idup / _with_info not yet complete: the handle exists (the
+  // user got it) but has no context yet; comm() refuses it until then.
+  bool incomplete = false;
   // Multi-client jobs (core/job_layout.hpp), intracommunicators whose members
   // span >= 2 clients: the IMPI roles, and a hidden intracommunicator over
   // this process's client members in comm rank order (its own context from
@@ -147,6 +150,12 @@ ContextPool& context_pool();
 int comm_compare(const Comm& a, const Comm& b);  // MPI_IDENT / CONGRUENT / SIMILAR / UNEQUAL
 // Collective over `parent`; each returns the new handle or MPI_COMM_NULL.
 MPI_Comm comm_dup(Comm& parent);
+// MPI_Comm_idup / MPI_Comm_idup_with_info: a non-blocking collective over
+// parent.  Writes the new handle (usable once the request completes) to
+// *newcomm and returns the request.  `hints`: the new communicator's info
+// (null: parent's, as MPI_Comm_dup).
+MPI_Request comm_idup(Comm& parent, const std::vector<std::pair<std::string, std::string>>* hints,
+                      MPI_Comm* newcomm);
 MPI_Comm comm_split(Comm& parent, int color, int key);
 MPI_Comm comm_create(Comm& parent, const Group& group);
 // Collective over the members of `group` only (MPI_Comm_create_group): the

@@ -211,26 +211,34 @@ extern "C" int PMPI_Comm_split_type(MPI_Comm comm_handle, int split_type, int ke
 }
 GRIDMPI_WEAK(Comm_split_type)
 
+// A non-blocking collective (core/comm.cpp, comm_idup): the request
+// completes when every process of comm has agreed on the new context;
+// newcomm holds the handle at once but may be used only after that.
 extern "C" int PMPI_Comm_idup(MPI_Comm comm_handle, MPI_Comm* newcomm, MPI_Request* request) {
   return api_call(comm_handle, "MPI_Comm_idup", [&] {
     require_initialized("MPI_Comm_idup");
     require_out(newcomm, "newcomm");
     require_out(request, "request");
-    // Done at once (the context agreement is a blocking allreduce); the
-    // request is born complete.  Every member calls MPI_Comm_idup in the same
-    // order relative to its other collectives, so this cannot deadlock.
-    *newcomm = comm_dup(comm(comm_handle));
-    auto r = std::make_unique<request::Request>();
-    r->kind = request::RequestKind::collective;
-    r->complete = true;
-    r->comm = comm_handle;
-    r->status.MPI_SOURCE = MPI_ANY_SOURCE;
-    r->status.MPI_TAG = MPI_ANY_TAG;
-    r->status.MPI_ERROR = MPI_SUCCESS;
-    *request = runtime().engine->adopt(std::move(r))->handle;
+    *request = comm_idup(comm(comm_handle), nullptr, newcomm);
   });
 }
 GRIDMPI_WEAK(Comm_idup)
+
+// MPI-4.0: as MPI_Comm_idup, with the hints of `info` (read at the call:
+// the user may free it before completion) instead of the parent's.
+extern "C" int PMPI_Comm_idup_with_info(MPI_Comm comm_handle, MPI_Info info_handle, MPI_Comm* newcomm,
+                                        MPI_Request* request) {
+  return api_call(comm_handle, "MPI_Comm_idup_with_info", [&] {
+    require_initialized("MPI_Comm_idup_with_info");
+    require_out(newcomm, "newcomm");
+    require_out(request, "request");
+    Comm& parent = comm(comm_handle);
+    std::vector<std::pair<std::string, std::string>> hints;
+    if (info_handle != MPI_INFO_NULL) hints = info(info_handle).entries;
+    *request = comm_idup(parent, &hints, newcomm);
+  });
+}
+GRIDMPI_WEAK(Comm_idup_with_info)
 
 extern "C" int PMPI_Comm_create_group(MPI_Comm comm_handle, MPI_Group group_handle, int tag, MPI_Comm* newcomm) {
   return api_call(comm_handle, "MPI_Comm_create_group", [&] {
