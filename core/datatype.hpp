@@ -177,4 +177,9 @@ bool external32_is_native(MPI_Datatype type);
 // elements in the first ext_bytes bytes of an external32 stream of (count, type).
 std::size_t native_bytes_of_external32(MPI_Datatype type, std::size_t count, std::size_t ext_bytes);
 
+// Bits of MPI_Status::gridmpi_cancelled: the cancelled flag, and "gridmpi_count
+// is external32 bytes" (MPI_Probe of a message that travels in external32).
+inline constexpr int status_cancelled = 1;
+inline constexpr int status_external32 = 2;
+
 }  // namespace gridmpi::core

@@ -901,7 +901,11 @@ bool EngineImpl::probe(int source, int tag, core::Comm&, std::uint32_t context, 
   s.MPI_SOURCE = m->envelope.source;
   s.MPI_TAG = m->envelope.tag;
   s.gridmpi_count = static_cast<long long>(m->size);
-  s.gridmpi_cancelled = 0;
+  // The size of an external32 message (from another cluster, or mixed
+  // types on a communicator spanning clusters) is external32 bytes:
+  // MPI_Get_count/Get_elements convert them for the type they are given.
+  const bool ext32 = (m->flags & wire::flag_external32) != 0 || peer(m->peer_world).external32;
+  s.gridmpi_cancelled = ext32 ? core::status_external32 : 0;
   return true;
 }
 

@@ -40,7 +40,8 @@ typedef struct MPI_Status {
     int MPI_SOURCE;
     int MPI_TAG;
     int MPI_ERROR;
-    /* private: bytes received and the cancelled flag */
+    /* private: bytes received; bit 0 the cancelled flag, bit 1 set when
+     * the bytes are external32 (a probed message of another cluster) */
     int gridmpi_cancelled;
     long long gridmpi_count;
 } MPI_Status;

@@ -565,15 +565,41 @@ GRIDMPI_WEAK(Pack_external_size)
 
 // ---- status ----
 
+namespace {
+
+// The status's byte count in this type's native packed bytes.  A probed
+// message of another cluster counts external32 bytes (bit
+// core::status_external32 of gridmpi_cancelled): whole basic elements are
+// converted, a trailing part of one is dropped.
+long long native_status_bytes(const MPI_Status* status, MPI_Datatype type) {
+  long long bytes = status->gridmpi_count;
+  if (bytes <= 0 || !(status->gridmpi_cancelled & core::status_external32)) return bytes;
+  const core::Datatype& t = core::datatype(type);
+  std::size_t each = core::external32_size(type, 1);
+  if (each == 0 || t.size == 0) return 0;
+  auto ext = static_cast<std::size_t>(bytes);
+  if (ext % each == 0) return static_cast<long long>(ext / each * t.size);
+  return static_cast<long long>(core::native_bytes_of_external32(type, ext / each + 1, ext));
+}
+
+// Get_count of external32 bytes: whole elements of the type, or undefined.
+bool external32_partial(const MPI_Status* status, MPI_Datatype type) {
+  if (!(status->gridmpi_cancelled & core::status_external32) || status->gridmpi_count <= 0) return false;
+  std::size_t each = core::external32_size(type, 1);
+  return each != 0 && static_cast<std::size_t>(status->gridmpi_count) % each != 0;
+}
+
+}  // namespace
+
 extern "C" int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
   return core::api_call(MPI_COMM_WORLD, "MPI_Get_count", [&] {
     require_out(status, "status");
     require_out(count, "count");
     const core::Datatype& t = core::datatype(datatype);
-    long long bytes = status->gridmpi_count;
+    long long bytes = native_status_bytes(status, datatype);
     if (t.size == 0) {
       *count = 0;
-    } else if (bytes % static_cast<long long>(t.size) != 0) {
+    } else if (external32_partial(status, datatype) || bytes % static_cast<long long>(t.size) != 0) {
       *count = MPI_UNDEFINED;
     } else {
       *count = to_int_or_undefined(bytes / static_cast<long long>(t.size));
@@ -587,7 +613,7 @@ extern "C" int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype dataty
   return core::api_call(MPI_COMM_WORLD, "MPI_Get_elements_x", [&] {
     require_out(status, "status");
     require_out(count, "count");
-    long long bytes = status->gridmpi_count;
+    long long bytes = native_status_bytes(status, datatype);
     *count = bytes < 0 ? MPI_UNDEFINED
                        : core::datatype(datatype).elements_in(static_cast<std::size_t>(bytes));
   });
@@ -598,7 +624,7 @@ extern "C" int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype
   return core::api_call(MPI_COMM_WORLD, "MPI_Get_elements", [&] {
     require_out(status, "status");
     require_out(count, "count");
-    long long bytes = status->gridmpi_count;
+    long long bytes = native_status_bytes(status, datatype);
     MPI_Count n = bytes < 0 ? MPI_UNDEFINED
                             : core::datatype(datatype).elements_in(static_cast<std::size_t>(bytes));
     *count = to_int_or_undefined(n);
@@ -613,6 +639,7 @@ extern "C" int PMPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datat
     require(count >= 0, MPI_ERR_COUNT, "count is negative");
     status->gridmpi_count =
         static_cast<long long>(core::datatype(datatype).bytes_for_elements(count));
+    status->gridmpi_cancelled &= core::status_cancelled;  // native bytes now
   });
 }
 GRIDMPI_WEAK(Status_set_elements_x)
@@ -623,6 +650,7 @@ extern "C" int PMPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatyp
     require(count >= 0, MPI_ERR_COUNT, "count is negative");
     status->gridmpi_count =
         static_cast<long long>(core::datatype(datatype).bytes_for_elements(count));
+    status->gridmpi_cancelled &= core::status_cancelled;  // native bytes now
   });
 }
 GRIDMPI_WEAK(Status_set_elements)
@@ -630,7 +658,8 @@ GRIDMPI_WEAK(Status_set_elements)
 extern "C" int PMPI_Status_set_cancelled(MPI_Status* status, int flag) {
   return core::api_call(MPI_COMM_WORLD, "MPI_Status_set_cancelled", [&] {
     require_out(status, "status");
-    status->gridmpi_cancelled = flag ? 1 : 0;
+    status->gridmpi_cancelled = (status->gridmpi_cancelled & ~core::status_cancelled) |
+                                (flag ? core::status_cancelled : 0);
   });
 }
 GRIDMPI_WEAK(Status_set_cancelled)
@@ -639,7 +668,7 @@ extern "C" int PMPI_Test_cancelled(const MPI_Status* status, int* flag) {
   return core::api_call(MPI_COMM_WORLD, "MPI_Test_cancelled", [&] {
     require_out(status, "status");
     require_out(flag, "flag");
-    *flag = status->gridmpi_cancelled != 0;
+    *flag = (status->gridmpi_cancelled & core::status_cancelled) != 0;
   });
 }
 GRIDMPI_WEAK(Test_cancelled)

@@ -3,7 +3,12 @@
  * probed size (Get_count) and receives exactly that message from
  * status.MPI_SOURCE / MPI_TAG.  Also: Iprobe says no when nothing is there,
  * Probe does not consume the message (two probes, one receive), Probe on a
- * large (rendezvous) message, and Probe with MPI_PROC_NULL. */
+ * large (rendezvous) message, and Probe with MPI_PROC_NULL.  Last, on a
+ * duplicate: probed counts of MPI_LONG and of a struct {int, long, double}
+ * (across clusters these travel in external32, where long has 4 bytes:
+ * Get_count and Get_elements must still count the sender's elements). */
+#include <stddef.h>
+
 #include "mpitest.h"
 
 #define NMSG 3
@@ -16,6 +21,8 @@ int main(int argc, char **argv)
     MPI_Status st;
 
     mt_init(&argc, &argv);
+    MPI_Comm dup;
+    E(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
 
     /* Nothing sent with tag 77 anywhere: Iprobe must say no. */
     st.MPI_SOURCE = 12345;
@@ -106,6 +113,58 @@ int main(int argc, char **argv)
             free(buf);
         }
     }
+    {
+        struct rec { int i; long l; double d; };
+        struct rec recs[40];
+        long longs[300];
+        MPI_Datatype rt;
+        int bl[3] = {1, 1, 1}, nl, nr, c;
+        MPI_Aint disp[3] = {offsetof(struct rec, i), offsetof(struct rec, l), offsetof(struct rec, d)};
+        MPI_Datatype types[3] = {MPI_INT, MPI_LONG, MPI_DOUBLE};
+        E(MPI_Type_create_struct(3, bl, disp, types, &rt));
+        E(MPI_Type_commit(&rt));
+        if (mt_rank == 0) {
+            for (i = 1; i < mt_size; ++i) {
+                nl = 100 + i, nr = 10 + i;
+                E(MPI_Probe(i, 50, dup, &st));
+                E(MPI_Get_count(&st, MPI_LONG, &c));
+                CHECK_INT("probed Get_count of MPI_LONG", nl, c);
+                E(MPI_Get_elements(&st, MPI_LONG, &c));
+                CHECK_INT("probed Get_elements of MPI_LONG", nl, c);
+                E(MPI_Recv(longs, nl, MPI_LONG, i, 50, dup, &st));
+                E(MPI_Get_count(&st, MPI_LONG, &c));
+                CHECK_INT("received Get_count of MPI_LONG", nl, c);
+                for (k = 0; k < nl; ++k)
+                    if (longs[k] != -7L * k - i) {
+                        MT_FAIL("long %d from %d: expected %ld got %ld", k, i, -7L * k - i, longs[k]);
+                        break;
+                    }
+                E(MPI_Probe(i, 51, dup, &st));
+                E(MPI_Get_count(&st, rt, &c));
+                CHECK_INT("probed Get_count of struct {int, long, double}", nr, c);
+                E(MPI_Get_elements(&st, rt, &c));
+                CHECK_INT("probed Get_elements of struct {int, long, double}", 3 * nr, c);
+                E(MPI_Recv(recs, nr, rt, i, 51, dup, &st));
+                E(MPI_Get_count(&st, rt, &c));
+                CHECK_INT("received Get_count of the struct", nr, c);
+                for (k = 0; k < nr; ++k)
+                    if (recs[k].i != k + i || recs[k].l != 1000L * k - i || recs[k].d != k + 0.5) {
+                        MT_FAIL("struct %d from %d differs", k, i);
+                        break;
+                    }
+            }
+        } else {
+            nl = 100 + mt_rank, nr = 10 + mt_rank;
+            for (k = 0; k < nl; ++k)
+                longs[k] = -7L * k - mt_rank;
+            for (k = 0; k < nr; ++k)
+                recs[k].i = k + mt_rank, recs[k].l = 1000L * k - mt_rank, recs[k].d = k + 0.5;
+            E(MPI_Send(longs, nl, MPI_LONG, 0, 50, dup));
+            E(MPI_Send(recs, nr, rt, 0, 51, dup));
+        }
+        E(MPI_Type_free(&rt));
+    }
+    E(MPI_Comm_free(&dup));
     /* Not mt_barrier: its messages to rank 0 would match the wildcard
      * probes above.  Rank 0 releases the others when it has everything. */
     mt_release_from_root();
