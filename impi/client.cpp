@@ -40,6 +40,13 @@ const char* client_state_name(ClientSession::State state) noexcept {
 
 ClientSession::ClientSession(ClientSettings settings) : settings_(std::move(settings)) {
   labels_.my_client = settings_.client;
+  if (!settings_.tls && settings_.tls_from_parameters) {
+    try {
+      settings_.tls = tls::context_from_parameters();
+    } catch (const std::exception& e) {
+      tls_config_error_ = e.what();
+    }
+  }
 }
 
 std::vector<ClientAction> ClientSession::take_actions() {
@@ -63,7 +70,19 @@ void ClientSession::fail(std::string line) {
   actions_.push_back(client_action::Failed{std::move(line)});
 }
 
-void ClientSession::send(std::vector<std::byte> bytes) { actions_.push_back(client_action::Send{std::move(bytes)}); }
+void ClientSession::send(std::vector<std::byte> bytes) {
+  if (tls_) {
+    tls_->write(bytes);
+    flush_tls();
+    return;
+  }
+  actions_.push_back(client_action::Send{std::move(bytes)});
+}
+
+void ClientSession::flush_tls() {
+  auto raw = tls_->take_output();
+  if (!raw.empty()) actions_.push_back(client_action::Send{std::move(raw)});
+}
 
 void ClientSession::connected(Clock::time_point now) {
   if (state_ != State::idle) return;
@@ -73,8 +92,22 @@ void ClientSession::connected(Clock::time_point now) {
          "impi-server and on every mpirun -client)");
     return;
   }
+  if (!tls_config_error_.empty()) {
+    fail(tls_config_error_);
+    return;
+  }
   state_ = State::auth_choice;
   if (settings_.startup_timeout.count() > 0) deadline_ = now + settings_.startup_timeout;
+  if (settings_.tls) {
+    // AUTH waits in the channel until the handshake is through.
+    tls_ = std::make_unique<tls::Channel>(settings_.tls, tls::Channel::Role::client);
+    tls_->start();
+    flush_tls();
+    if (tls_->failed()) {
+      fail(fmt::format("cannot start TLS with impi-server at {}: {}", settings_.server, tls_->error()));
+      return;
+    }
+  }
   send(encode_auth(mask));
 }
 
@@ -130,6 +163,25 @@ void ClientSession::send_labels() {
 
 void ClientSession::received(std::span<const std::byte> bytes, Clock::time_point now) {
   if (state_ == State::failed || state_ == State::finished || bytes.empty()) return;
+  std::vector<std::byte> plain;
+  if (tls_) {
+    bool ok = tls_->feed(bytes, plain);
+    flush_tls();
+    if (!ok) {
+      fail(fmt::format("TLS with impi-server at {} failed: {}", settings_.server, tls_->error()));
+      return;
+    }
+    if (plain.empty()) {  // handshake records, session tickets
+      tick(now);
+      return;
+    }
+    bytes = plain;
+  } else if (state_ == State::auth_choice && input_.empty() && tls::looks_like_tls(bytes)) {
+    fail(fmt::format("impi-server at {} speaks TLS (impi.tls is on there, off here): set impi.tls = true with "
+                     "impi.tls_cert, impi.tls_key and impi.tls_ca on this side too (site file [impi] section)",
+                     settings_.server));
+    return;
+  }
   if (state_ == State::ready) {
     // The protocol has nothing for the server to say until FINI.
     fail(fmt::format("impi-server at {} sent data after the start-up was complete (nothing is expected until FINI): "
@@ -319,6 +371,12 @@ void ClientSession::connection_lost(const std::string& os_error, Clock::time_poi
   if (state_ == State::failed || state_ == State::finished) return;
   std::string what = os_error.empty() ? "impi-server closed the connection"
                                       : "lost the connection to impi-server (" + os_error + ")";
+  if (tls_ && !tls_->handshake_done()) {
+    fail(fmt::format("{} during the TLS handshake: {} does not speak TLS (set impi.tls on impi-server too, or off "
+                     "here) or it rejected this side's certificate (see impi-server's output)",
+                     what, settings_.server));
+    return;
+  }
   if (!input_.empty()) {
     fail(fmt::format("{} in the middle of a message ({} bytes of it arrived) while {}: is {} an IMPI server?", what,
                      input_.size(), client_state_name(state_), settings_.server));
@@ -361,6 +419,10 @@ void ClientSession::finish() {
   if (state_ != State::ready) return;
   state_ = State::finished;
   send(encode_fini());
+  if (tls_) {
+    tls_->close();
+    flush_tls();
+  }
   actions_.push_back(client_action::Close{});
 }
 

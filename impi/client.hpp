@@ -15,12 +15,19 @@
 //                        handed over: action StartupComplete
 //   finish()          -> FINI, then Close
 //
+// With TLS (impi.tls): connected() starts the TLS handshake instead; every
+// Send carries TLS records and received() takes them; the IMPI exchange
+// inside is the same.  A server that closes during the handshake, answers
+// with TLS to a plain client, or rejects a certificate is one Failed line
+// naming the cause (tls::describe_openssl_error) and the fix.
+//
 // Every failure is one action Failed{line} (line without "mpirun: ") and
 // the session is over; the adapter then ends the job.  After Failed or
 // Close nothing more is produced.
 #pragma once
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -29,6 +36,7 @@
 
 #include "impi/job_map.hpp"
 #include "impi/params.hpp"
+#include "impi/tls.hpp"
 
 namespace gridmpi::impi {
 
@@ -41,6 +49,11 @@ struct ClientSettings {
   // Bound on the start-up, from connected() to the server's DONE; 0 = none.
   std::chrono::milliseconds startup_timeout{300000};
   std::string server = "impi-server";  // "ADDR:PORT", for messages
+  // TLS on the server connection (impi/tls.hpp): this context, or when it is
+  // null and tls_from_parameters is set, what impi.tls* say (read by the
+  // constructor; a bad setting becomes the Failed action of connected()).
+  std::shared_ptr<tls::Context> tls;
+  bool tls_from_parameters = true;
 };
 
 namespace client_action {
@@ -105,6 +118,7 @@ class ClientSession {
   void send_labels();
   void complete();
   std::string methods(std::uint32_t mask) const;
+  void flush_tls();
 
   ClientSettings settings_;
   State state_ = State::idle;
@@ -116,6 +130,8 @@ class ClientSession {
   std::vector<std::byte> input_;
   std::optional<Clock::time_point> deadline_;
   std::vector<ClientAction> actions_;
+  std::string tls_config_error_;
+  std::unique_ptr<tls::Channel> tls_;
 };
 
 const char* client_state_name(ClientSession::State state) noexcept;

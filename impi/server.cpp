@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "impi/tls.hpp"
 #include "impi/wire.hpp"
 
 namespace gridmpi::impi {
@@ -90,6 +91,12 @@ void ServerState::received(ConnectionId id, std::span<const std::byte> bytes) {
   auto it = connections_.find(id);
   if (it == connections_.end()) return;  // closed by us; late bytes are dropped
   Connection& c = it->second;
+  if (c.bytes_received == 0 && c.phase == Phase::auth && tls::looks_like_tls(bytes)) {
+    fail(fmt::format("{} speaks TLS (its first byte is 0x{:02x}, a TLS record, where AUTH was expected): impi.tls is "
+                     "on there and off at impi-server; set impi.tls on both sides (or off on both)",
+                     who(c), static_cast<unsigned>(bytes[0])));
+    return;
+  }
   c.bytes_received += bytes.size();
   c.input.insert(c.input.end(), bytes.begin(), bytes.end());
   std::size_t used = 0;
@@ -121,6 +128,15 @@ void ServerState::connection_closed(ConnectionId id) {
     what = fmt::format("{} disconnected {}", who(c), when);
   }
   connections_.erase(it);  // already gone: not closed again
+  fail(what, true);
+}
+
+void ServerState::connection_failed(ConnectionId id, const std::string& why) {
+  if (finished()) return;
+  auto it = connections_.find(id);
+  if (it == connections_.end()) return;
+  std::string what = fmt::format("{}: {}", who(it->second), why);
+  connections_.erase(it);  // the adapter closes it
   fail(what, true);
 }
 

@@ -19,6 +19,9 @@
 //    ends the job.  ONE line names the client and the cause, every other
 //    connection is closed (so every mpirun learns the job is over instead of
 //    waiting) and the exit status is 1.
+//  * A first byte that starts a TLS record (a client with impi.tls on, this
+//    server without) ends the job with a line saying so.  TLS itself is the
+//    adapter's: with impi.tls on, this object sees the decrypted stream.
 //  * A connection that closes without sending a single byte is a port probe
 //    (nc -z, a scanner), not a client: it is ignored (logged with -verbose).
 #pragma once
@@ -77,6 +80,9 @@ class ServerState {
   // The peer closed (or the connection failed); not called for connections
   // this object closed itself.
   void connection_closed(ConnectionId connection);
+  // The connection failed below the protocol (its TLS handshake, say): ends
+  // the job with "client from PEER: <why>".  The adapter closes it.
+  void connection_failed(ConnectionId connection, const std::string& why);
   // SIGINT / SIGTERM: close every client, exit status 1.
   void interrupted(int signo);
 

@@ -8,6 +8,7 @@
 
 #include <boost/asio/buffer.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/stream.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 
@@ -19,12 +20,14 @@
 #include <cstring>
 #include <deque>
 #include <map>
+#include <optional>
 #include <fmt/format.h>
 
 #include "conf/log.hpp"
 #include "conf/registry.hpp"
 #include "core/error.hpp"
 #include "impi/params.hpp"
+#include "impi/tls.hpp"
 #include "launcher/control_client.hpp"
 #include "p2p/tcp/tcp_address.hpp"
 #include "request/wire.hpp"
@@ -298,6 +301,8 @@ class ImpiTransport final : public p2p::Transport {
   std::int64_t ackmark_ = 10, hiwater_ = 20;
   std::int64_t socbuf_ = 65536;
   std::chrono::milliseconds connect_timeout_{60000};
+  std::shared_ptr<tls::Context> tls_;  // impi.tls on: every host connection is TLS
+  std::chrono::milliseconds handshake_timeout_{30000};
   std::vector<std::shared_ptr<Connection>> hosts_;   // by global host index (null: not connected / own client)
   std::vector<std::shared_ptr<Connection>> unidentified_;
   std::vector<PeerState> peers_;                     // by world rank
@@ -342,6 +347,7 @@ class ImpiTransport::Connection : public std::enable_shared_from_this<Connection
     socket_.close(ignored);
     state_ = State::closed;
   }
+  bool uses_tls() const noexcept { return tls_.has_value(); }
   std::string remote() const {
     error_code ec;
     auto ep = socket_.remote_endpoint(ec);
@@ -375,20 +381,24 @@ class ImpiTransport::Connection : public std::enable_shared_from_this<Connection
         self->close_socket();
         return;
       }
+      if (self->owner_->tls_) return self->client_handshake();
       self->became_open();
       self->owner_->identified(self, self->host_);
     });
   }
 
-  // Incoming: the first 4 bytes name the connecting host.
+  // Incoming: the first 4 bytes name the connecting host (with TLS: after
+  // the handshake, which the same time limit bounds).
   void accepted(std::chrono::milliseconds timeout) {
-    became_open();
     auto self = shared_from_this();
     timer_.expires_after(timeout);
     timer_.async_wait([self](const error_code& ec) {
-      if (ec || !self->owner_ || self->host_ >= 0 || self->state_ != State::open) return;
-      self->refuse("no host index within the time limit");
+      if (ec || !self->owner_ || self->host_ >= 0 || self->state_ == State::closed) return;
+      self->refuse(self->state_ == State::handshaking ? "no TLS handshake within the time limit"
+                                                      : "no host index within the time limit");
     });
+    if (owner_->tls_) return server_handshake();
+    became_open();
   }
 
   void enqueue(OutPacket&& p) {
@@ -400,7 +410,8 @@ class ImpiTransport::Connection : public std::enable_shared_from_this<Connection
   bool try_write_now(const std::array<std::byte, PacketHeader::size>& head, std::span<const std::byte> payload,
                      std::size_t* written) {
     *written = 0;
-    if (state_ != State::open || !queue_.empty() || !raw_.empty()) return false;
+    // Not under TLS: an SSL write that would block must be retried with the same bytes.
+    if (state_ != State::open || !queue_.empty() || !raw_.empty() || tls_) return false;
     std::array<asio::const_buffer, 2> buffers{asio::buffer(head.data(), head.size()),
                                               asio::buffer(payload.data(), payload.size())};
     error_code ec;
@@ -431,7 +442,70 @@ class ImpiTransport::Connection : public std::enable_shared_from_this<Connection
   }
 
  private:
-  enum class State { idle, connecting, open, closed };
+  enum class State { idle, connecting, handshaking, open, closed };
+
+  // TLS, connecting side (the higher host index): the TLS client.  The
+  // host index and the packets follow inside TLS, as in plain IMPI.
+  void client_handshake() {
+    state_ = State::handshaking;
+    tls_.emplace(socket_, *owner_->tls_);
+    auto self = shared_from_this();
+    arm_handshake_timer();
+    tls_->async_handshake(asio::ssl::stream_base::client, [self](const error_code& ec) {
+      if (!self->owner_ || self->state_ != State::handshaking) return;
+      self->timer_.cancel();
+      if (ec) {
+        self->owner_->fail(fmt::format("impi: rank {}: TLS with {} failed: {}", self->owner_->startup_->my_rank,
+                                       self->owner_->describe_host(self->host_),
+                                       tls::describe_error(ec, self->tls_->native_handle())));
+        self->close_socket();
+        return;
+      }
+      self->became_open();
+      self->owner_->identified(self, self->host_);
+    });
+  }
+
+  void arm_handshake_timer() {
+    auto self = shared_from_this();
+    timer_.expires_after(owner_->handshake_timeout_);
+    timer_.async_wait([self](const error_code& ec) {
+      if (ec || !self->owner_ || self->state_ != State::handshaking) return;
+      self->owner_->fail(fmt::format("impi: rank {}: no TLS handshake with {} within {} s: does its cluster run with "
+                                     "impi.tls on? (impi.tls_handshake_timeout)",
+                                     self->owner_->startup_->my_rank, self->owner_->describe_host(self->host_),
+                                     self->owner_->handshake_timeout_.count() / 1000));
+      self->close_socket();
+    });
+  }
+
+  // TLS, accepting side: the first byte must start a TLS handshake (a
+  // plain peer's host index starts with 0: it gets a TLS alert and is
+  // refused), then the handshake as the TLS server.  A failed handshake is
+  // refused (one warning here); the connecting side ends the job.
+  void server_handshake() {
+    state_ = State::handshaking;
+    tls_.emplace(socket_, *owner_->tls_);
+    auto self = shared_from_this();
+    socket_.async_receive(
+        asio::buffer(buffer_.data(), 1), asio::socket_base::message_peek, [self](const error_code& ec, std::size_t n) {
+          if (!self->owner_ || self->state_ != State::handshaking) return;
+          if (ec || n == 0) return self->refuse("closed before the TLS handshake");
+          if (self->buffer_[0] != tls::handshake_record) {
+            error_code ignored;
+            auto alert = tls::plaintext_rejection_alert();
+            asio::write(self->socket_, asio::buffer(alert), ignored);
+            return self->refuse(fmt::format("it does not speak TLS (first byte 0x{:02x}): impi.tls is off in its "
+                                            "cluster and on here; set impi.tls in every cluster and at impi-server",
+                                            static_cast<unsigned>(self->buffer_[0])));
+          }
+          self->tls_->async_handshake(asio::ssl::stream_base::server, [self](const error_code& e) {
+            if (!self->owner_ || self->state_ != State::handshaking) return;
+            if (e) return self->refuse("TLS handshake failed: " + tls::describe_error(e, self->tls_->native_handle()));
+            self->became_open();
+          });
+        });
+  }
 
   void became_open() {
     state_ = State::open;
@@ -471,6 +545,23 @@ class ImpiTransport::Connection : public std::enable_shared_from_this<Connection
     if (buffers.empty()) return;
     write_pending_ = true;
     auto self = shared_from_this();
+    if (tls_) {
+      // One TLS record per write: small pieces (a header, short payloads)
+      // are gathered into one record instead of a record each.
+      if (buffers[0].size() >= tls_record) {
+        tls_->async_write_some(buffers[0], [self](const error_code& ec, std::size_t n) { self->on_written(ec, n); });
+        return;
+      }
+      staging_.clear();
+      for (const auto& b : buffers) {
+        std::size_t take = std::min(b.size(), tls_record - staging_.size());
+        const auto* p = static_cast<const std::byte*>(b.data());
+        staging_.insert(staging_.end(), p, p + take);
+        if (staging_.size() == tls_record) break;
+      }
+      tls_->async_write_some(asio::buffer(staging_), [self](const error_code& ec, std::size_t n) { self->on_written(ec, n); });
+      return;
+    }
     socket_.async_write_some(std::move(buffers), [self](const error_code& ec, std::size_t n) { self->on_written(ec, n); });
   }
 
@@ -532,8 +623,12 @@ class ImpiTransport::Connection : public std::enable_shared_from_this<Connection
     }
     read_pending_ = true;
     auto self = shared_from_this();
-    socket_.async_read_some(asio::buffer(target.data(), target.size()),
+    if (tls_)
+      tls_->async_read_some(asio::buffer(target.data(), target.size()),
                             [self](const error_code& ec, std::size_t n) { self->on_read(ec, n); });
+    else
+      socket_.async_read_some(asio::buffer(target.data(), target.size()),
+                              [self](const error_code& ec, std::size_t n) { self->on_read(ec, n); });
   }
 
   void on_read(const error_code& ec, std::size_t n) {
@@ -571,10 +666,24 @@ class ImpiTransport::Connection : public std::enable_shared_from_this<Connection
       if (fini_written_ || queue_.empty()) close_socket();
       return;
     }
-    std::string text = fmt::format("impi: rank {} lost the IMPI connection to {} without PK_FINI: {} (that "
-                                   "cluster's job ended or the process died; see its mpirun's output)",
-                                   owner->startup_->my_rank, owner->describe_host(host_),
-                                   ec == asio::error::eof ? "end of file" : ec.message());
+    std::string text;
+    if (!tls_ && packets_received_ == 0 &&
+        tls::looks_like_tls(std::span<const std::byte>(buffer_.data() + head_, tail_ - head_))) {
+      text = fmt::format("impi: rank {}: {} speaks TLS (impi.tls is on in its cluster, off here): set impi.tls in "
+                         "every cluster and at impi-server (or off everywhere)",
+                         owner->startup_->my_rank, owner->describe_host(host_));
+    } else if (tls_ && ec.category() == asio::error::get_ssl_category()) {
+      // TLS 1.3: a rejected client certificate shows up after the handshake.
+      text = fmt::format("impi: rank {}: TLS with {} failed: {}", owner->startup_->my_rank,
+                         owner->describe_host(host_), tls::describe_error(ec, tls_->native_handle()));
+    } else {
+      text = fmt::format("impi: rank {} lost the IMPI connection to {} without PK_FINI: {} (that "
+                         "cluster's job ended or the process died; see its mpirun's output)",
+                         owner->startup_->my_rank, owner->describe_host(host_),
+                         ec == asio::error::eof                       ? "end of file"
+                         : ec == asio::ssl::error::stream_truncated ? "end of file (no TLS close_notify)"
+                                                                      : ec.message());
+    }
     close_socket();
     if (owner->shutting_down_) {
       log().warn("{}", text);
@@ -603,6 +712,9 @@ class ImpiTransport::Connection : public std::enable_shared_from_this<Connection
       if (host_ < 0) {
         // An accepted connection: first its host index.
         if (avail < 4) return;
+        if (!tls_ && tls::looks_like_tls(std::span<const std::byte>(buffer_.data() + head_, 2)))
+          return refuse("it speaks TLS (impi.tls is on in its cluster, off here): set impi.tls in every cluster and "
+                        "at impi-server (or off everywhere)");
         std::uint32_t index = get_u32(buffer_.data() + head_);
         head_ += 4;
         timer_.cancel();
@@ -624,6 +736,7 @@ class ImpiTransport::Connection : public std::enable_shared_from_this<Connection
       PacketHeader h = PacketHeader::decode(std::span<const std::byte>(buffer_.data() + head_, PacketHeader::size));
       head_ += PacketHeader::size;
       avail -= PacketHeader::size;
+      ++packets_received_;
       if (h.type == PacketType::fini) {
         fini_received_ = true;
         continue;
@@ -663,8 +776,13 @@ class ImpiTransport::Connection : public std::enable_shared_from_this<Connection
     }
   }
 
+  static constexpr std::size_t tls_record = 16384;  // TLS's largest record payload
+
   ImpiTransport* owner_;
   tcp::socket socket_;
+  std::optional<asio::ssl::stream<tcp::socket&>> tls_;  // impi.tls: over socket_
+  std::vector<std::byte> staging_;                      // TLS: the bytes of the write in progress
+  std::uint64_t packets_received_ = 0;
   asio::steady_timer timer_;
   int host_;
   State state_ = State::idle;
@@ -698,6 +816,8 @@ ImpiTransport::ImpiTransport(const p2p::TransportContext& context, std::shared_p
   socbuf_ = config([] { return params::socbuf(); });
   double timeout = config([] { return connect_timeout_param.get(); });
   if (timeout > 0) connect_timeout_ = std::chrono::milliseconds(static_cast<long long>(timeout * 1000));
+  tls_ = config([] { return tls::context_from_parameters(); });
+  if (tls_) handshake_timeout_ = config([] { return tls::handshake_timeout(); });
   hosts_.resize(m.hosts.size());
   peers_.resize(static_cast<std::size_t>(m.world_size()));
   for (int r = 0; r < m.world_size(); ++r) peers_[static_cast<std::size_t>(r)].host = m.proc_host[static_cast<std::size_t>(r)];

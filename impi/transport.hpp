@@ -22,6 +22,18 @@
 // beyond IMPI_H_HIWATER unacknowledged ones in a FIFO per destination and
 // keeps reading meanwhile; the receiver acknowledges every IMPI_H_ACKMARK.
 //
+// TLS (impi.tls, impi/tls.hpp): every host connection is then an
+// asio::ssl::stream over its socket.  The connecting side (higher host
+// index) is the TLS client, the accepting side the server; both present a
+// certificate and check the peer's against impi.tls_ca.  After the
+// handshake (bounded by impi.tls_handshake_timeout) the host index and the
+// packets flow as in plain IMPI.  The accepting side refuses a connection
+// whose first byte is not a TLS handshake (sending a TLS alert), and a plain
+// side recognizes a TLS peer by its first bytes; either way one line says to
+// set impi.tls everywhere.  Under TLS the direct write_some fast path is off
+// (an SSL write that would block must be retried with the same bytes) and
+// small pieces are gathered into one record per write.
+//
 // Start-up (process side, core/runtime.cpp): join() opens the listening
 // socket, publishes this host through mpirun (the IMPI client agent) and
 // returns the JobMap; the transport then makes the host connections

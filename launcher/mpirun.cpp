@@ -30,6 +30,7 @@
 #include "impi/client.hpp"
 #include "impi/job_map.hpp"
 #include "impi/params.hpp"
+#include "impi/tls.hpp"
 #include "launcher/control_service.hpp"
 #include "launcher/net.hpp"
 #include "launcher/options.hpp"
@@ -347,6 +348,9 @@ void Mpirun::read_client_settings() {
       throw conf::ConfigError("IMPI_SERVER_CONNECT_SLEEP must be between 0 and 3600 seconds, got " +
                               std::to_string(pause));
     connect_sleep_ = std::chrono::milliseconds(static_cast<long long>(pause * 1000));
+    // A bad TLS setting (impi.tls_*) stops mpirun before any rank starts;
+    // the ranks and the client session read the same parameters later.
+    (void)impi::tls::context_from_parameters();
   } catch (const conf::ConfigError& e) {
     usage_exit(e.what());
   }

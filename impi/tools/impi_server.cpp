@@ -15,6 +15,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <boost/asio/ssl/stream.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 #include <cerrno>
@@ -33,6 +34,7 @@
 #include "conf/registry.hpp"
 #include "impi/params.hpp"
 #include "impi/server.hpp"
+#include "impi/tls.hpp"
 #include "p2p/tcp/tcp_address.hpp"
 
 namespace asio = boost::asio;
@@ -55,7 +57,8 @@ const char* const usage_text =
     "  -verbose       one line per event on stderr\n"
     "  -ipv 4         IPv4 (the only version supported)\n"
     "environment: IMPI_AUTH_NONE and/or IMPI_AUTH_KEY=<number> (one is required, the same on every\n"
-    "mpirun -client), IMPI_SERVER_PORT_RANGE=a:b.  Exit status: 0 when every client sent FINI,\n"
+    "mpirun -client), IMPI_SERVER_PORT_RANGE=a:b; TLS: impi.tls, impi.tls_cert, impi.tls_key, impi.tls_ca\n"
+    "(site file [impi] or GRIDMPI_IMPI_TLS*).  Exit status: 0 when every client sent FINI,\n"
     "1 when the job failed, 2 for a usage or configuration error.  See docs/impi-server.md.\n";
 
 [[noreturn]] void usage_error(const std::string& line) {
@@ -303,8 +306,14 @@ void go_background(const Options& o, const std::string& contact) {
 
 class Server {
  public:
-  Server(asio::io_context& io, int listen_fd, ServerSettings settings)
-      : io_(io), acceptor_(io), state_(settings), signals_(io, SIGINT, SIGTERM), retry_(io), drain_(io) {
+  Server(asio::io_context& io, int listen_fd, ServerSettings settings, std::shared_ptr<tls::Context> tls)
+      : io_(io),
+        acceptor_(io),
+        state_(settings),
+        signals_(io, SIGINT, SIGTERM),
+        retry_(io),
+        drain_(io),
+        tls_(std::move(tls)) {
     acceptor_.assign(tcp::v4(), listen_fd);
   }
 
@@ -322,8 +331,11 @@ class Server {
 
  private:
   struct Connection {
-    explicit Connection(tcp::socket s) : socket(std::move(s)) {}
+    explicit Connection(tcp::socket s) : socket(std::move(s)), timer(socket.get_executor()) {}
     tcp::socket socket;
+    // With impi.tls: the TLS stream over `socket` (handshake first).
+    std::optional<asio::ssl::stream<tcp::socket&>> tls;
+    asio::steady_timer timer;  // bounds the TLS handshake
     std::array<std::byte, 65536> buffer{};
     std::deque<std::vector<std::byte>> out;
     bool writing = false;
@@ -354,14 +366,71 @@ class Server {
       connections_[id] = c;
       state_.connection_opened(id, peer);
       apply();
-      read(id, c);
+      if (tls_)
+        handshake(id, c);
+      else
+        read(id, c);
       accept();
     });
   }
 
+  // TLS: the first byte must start a handshake record (a plain client's is
+  // the "A" of AUTH: it gets a TLS alert, which a GridMPI client recognizes,
+  // and the job ends with one line); then the handshake, bounded in time.
+  void handshake(ConnectionId id, const Pointer& c) {
+    c->tls.emplace(c->socket, *tls_);
+    c->timer.expires_after(tls::handshake_timeout());
+    c->timer.async_wait([this, id, c](const boost::system::error_code& ec) {
+      if (ec || !connections_.contains(id) || c->closing) return;
+      tls_failed(id, c, fmt::format("no TLS handshake within {} s (impi.tls_handshake_timeout): is impi.tls on "
+                                    "there? set it on both sides",
+                                    std::chrono::duration_cast<std::chrono::seconds>(tls::handshake_timeout()).count()));
+    });
+    c->socket.async_receive(asio::buffer(c->buffer.data(), 1), asio::socket_base::message_peek,
+                            [this, id, c](const boost::system::error_code& ec, std::size_t n) {
+                              if (c->closing || !connections_.contains(id)) return;
+                              if (ec || n == 0) {
+                                c->timer.cancel();
+                                lost(id);  // closed before a byte: a probe
+                                return;
+                              }
+                              if (c->buffer[0] != tls::handshake_record) {
+                                boost::system::error_code ignored;
+                                auto alert = tls::plaintext_rejection_alert();
+                                asio::write(c->socket, asio::buffer(alert), ignored);
+                                tls_failed(id, c,
+                                           fmt::format("does not speak TLS (its first byte is 0x{:02x}, not a TLS "
+                                                       "handshake): impi.tls is off there and on at impi-server; set "
+                                                       "impi.tls on both sides (or off on both)",
+                                                       static_cast<unsigned>(c->buffer[0])));
+                                return;
+                              }
+                              c->tls->async_handshake(
+                                  asio::ssl::stream_base::server, [this, id, c](const boost::system::error_code& e) {
+                                    if (c->closing || !connections_.contains(id)) return;
+                                    c->timer.cancel();
+                                    if (e) {
+                                      tls_failed(id, c,
+                                                 "TLS handshake failed: " + tls::describe_error(e, c->tls->native_handle()));
+                                      return;
+                                    }
+                                    if (state_.finished()) return;
+                                    read(id, c);
+                                  });
+                            });
+  }
+
+  void tls_failed(ConnectionId id, const Pointer& c, const std::string& why) {
+    boost::system::error_code ignored;
+    c->timer.cancel();
+    c->socket.close(ignored);
+    connections_.erase(id);
+    state_.connection_failed(id, why);
+    apply();
+  }
+
   void read(ConnectionId id, const Pointer& c) {
-    c->socket.async_read_some(asio::buffer(c->buffer), [this, id, c](const boost::system::error_code& ec,
-                                                                      std::size_t n) {
+    auto on_read = [this, id, c](const boost::system::error_code& ec, std::size_t n) {
       if (c->closing || !connections_.contains(id)) return;
       if (ec) {
         lost(id);
@@ -370,14 +439,17 @@ class Server {
       state_.received(id, std::span<const std::byte>(c->buffer.data(), n));
       apply();
       if (!c->closing && connections_.contains(id)) read(id, c);
-    });
+    };
+    if (c->tls)
+      c->tls->async_read_some(asio::buffer(c->buffer), std::move(on_read));
+    else
+      c->socket.async_read_some(asio::buffer(c->buffer), std::move(on_read));
   }
 
   void write(ConnectionId id, const Pointer& c) {
     if (c->writing || c->out.empty()) return;
     c->writing = true;
-    asio::async_write(c->socket, asio::buffer(c->out.front()),
-                      [this, id, c](const boost::system::error_code& ec, std::size_t) {
+    auto on_written = [this, id, c](const boost::system::error_code& ec, std::size_t) {
                         c->writing = false;
                         if (ec) {
                           c->out.clear();
@@ -394,7 +466,11 @@ class Server {
                         } else if (c->closing) {
                           finish_close(id, c);
                         }
-                      });
+                      };
+    if (c->tls)
+      asio::async_write(*c->tls, asio::buffer(c->out.front()), std::move(on_written));
+    else
+      asio::async_write(c->socket, asio::buffer(c->out.front()), std::move(on_written));
   }
 
   // The peer is gone (EOF, reset, write error) before the server closed it.
@@ -410,6 +486,7 @@ class Server {
 
   void finish_close(ConnectionId id, const Pointer& c) {
     boost::system::error_code ignored;
+    c->timer.cancel();
     c->socket.shutdown(tcp::socket::shutdown_both, ignored);
     c->socket.close(ignored);
     connections_.erase(id);
@@ -460,6 +537,7 @@ class Server {
   std::map<ConnectionId, Pointer> connections_;
   ConnectionId next_id_ = 1;
   std::optional<int> exit_status_;
+  std::shared_ptr<tls::Context> tls_;
 };
 
 int main_impl(int argc, char** argv) {
@@ -467,6 +545,12 @@ int main_impl(int argc, char** argv) {
   params::Auth auth;
   try {
     auth = params::auth(true);
+  } catch (const std::exception& e) {
+    usage_error(e.what());
+  }
+  std::shared_ptr<tls::Context> tls;
+  try {
+    tls = tls::context_from_parameters();
   } catch (const std::exception& e) {
     usage_error(e.what());
   }
@@ -482,8 +566,10 @@ int main_impl(int argc, char** argv) {
   settings.auth_key = auth.key;
   settings.verbose = o.verbose;
   if (o.verbose)
-    fmt::print(stderr, "impi-server: listening on 0.0.0.0:{} for {} client{} (authentication {}), telling them {}\n",
-               port, o.clients, o.clients == 1 ? "" : "s", describe_auth_mask(auth.mask()), contact);
+    fmt::print(stderr,
+               "impi-server: listening on 0.0.0.0:{} for {} client{} (authentication {}{}), telling them {}\n", port,
+               o.clients, o.clients == 1 ? "" : "s", describe_auth_mask(auth.mask()), tls ? ", inside TLS" : "",
+               contact);
 
   // SIGINT/SIGTERM wait (blocked) until the Asio handler is installed: once
   // ADDR:PORT is out, an interruption is always reported and closes the clients.
@@ -499,7 +585,7 @@ int main_impl(int argc, char** argv) {
     if (!error.empty()) fatal(error);
   }
   asio::io_context io;
-  Server server(io, fd, settings);
+  Server server(io, fd, settings, tls);
   return server.run(stop_signals);
 }
 
