@@ -231,16 +231,21 @@ void fatal_exit(int exit_code, const std::string& text) noexcept {
   } catch (...) {
     line = "gridmpi: fatal error (and out of memory formatting it)";
   }
-  std::fprintf(stderr, "%s\n", line.c_str());
   // The application's buffered output should not be lost with the process.
   std::fflush(nullptr);
+  // mpirun prints the first failure of the job as one line ("rank N failed
+  // (host, pid): text") and stops the others, whose errors (usually lost
+  // connections to the failed rank) are its consequences: printed here
+  // only when mpirun cannot be told.
+  bool told = false;
   if (launcher::ControlClient* control = control_or_null()) {
     try {
-      control->abort(clamp_exit_code(exit_code), line);
+      told = control->abort(clamp_exit_code(exit_code), text, true);
     } catch (...) {
       // Exiting non-zero still makes mpirun end the job.
     }
   }
+  if (!told) std::fprintf(stderr, "%s\n", line.c_str());
   _exit(clamp_exit_code(exit_code));
 }
 

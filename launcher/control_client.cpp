@@ -99,30 +99,32 @@ class TcpControlClient final : public ControlClient {
     }
   }
 
-  void abort(int exit_code, const std::string& message) override {
+  bool abort(int exit_code, const std::string& message, bool error) override {
     Message m;
     m.type = MessageType::abort;
     m.code = exit_code;
     m.text = message;
+    if (error) m.key = abort_key_error;
     try {
       send(m);
     } catch (const std::exception&) {
-      return;  // mpirun is gone: nobody to tell
+      return false;  // mpirun is gone: nobody to tell
     }
     // Another thread may be blocked reading (in exchange); then just give
     // mpirun a moment to act on the abort.
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
     std::unique_lock read_lock(read_mutex_, std::defer_lock);
-    if (!read_lock.try_lock_for(std::chrono::seconds(2))) return;
+    if (!read_lock.try_lock_for(std::chrono::seconds(2))) return true;
     try {
       while (std::chrono::steady_clock::now() < deadline) {
         auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
         auto reply = receive(left);
-        if (!reply || reply->type == MessageType::abort_ack) return;
+        if (!reply || reply->type == MessageType::abort_ack) return true;
       }
     } catch (const std::exception&) {
       // Connection closed: mpirun got the message or is gone; either way done.
     }
+    return true;
   }
 
   void finalize() override {

@@ -26,9 +26,11 @@ class ControlClient {
   // Publishes this process's value for `key` and waits until every rank has
   // done the same; returns every rank's value (index = rank).
   virtual std::vector<std::string> exchange(const std::string& key, const std::string& value) = 0;
-  // Tells mpirun to terminate the whole job (MPI_Abort, fatal errors).
-  // Returns after mpirun acknowledged or a short timeout.
-  virtual void abort(int exit_code, const std::string& message) = 0;
+  // Tells mpirun to terminate the whole job: MPI_Abort, or with
+  // `error` set a fatal error (exit_code is its class; mpirun prints
+  // "rank N failed (host, pid): message").  Returns after mpirun
+  // acknowledged or a short timeout; false when mpirun could not be told.
+  virtual bool abort(int exit_code, const std::string& message, bool error = false) = 0;
   // Tells mpirun that this rank reached MPI_Finalize (a later exit is normal).
   virtual void finalize() = 0;
 };

@@ -79,6 +79,7 @@ void write_fields(const Message& m, Writer& w) {
     case MessageType::abort:
       w.i32(m.code);
       w.str(m.text);
+      w.str(m.key);
       break;
     case MessageType::welcome:
       w.i32(m.size);
@@ -126,6 +127,7 @@ Message read_message(std::span<const std::byte> payload) {
     case MessageType::abort:
       m.code = r.i32();
       m.text = r.str();
+      m.key = r.str();
       break;
     case MessageType::welcome:
       m.size = r.i32();

@@ -40,6 +40,10 @@ enum class MessageType : std::uint8_t {
 const char* message_type_name(MessageType type) noexcept;
 
 // One message; only the fields of its type are meaningful (see MessageType).
+// Message::key of an abort sent by an error handler (MPI_ERRORS_ARE_FATAL):
+// code is the error class.  Empty: the program called MPI_Abort.
+inline constexpr const char* abort_key_error = "error";
+
 struct Message {
   MessageType type = MessageType::hello;
   std::uint64_t cookie = 0;

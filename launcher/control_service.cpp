@@ -21,6 +21,13 @@ JobControl::JobControl(JobSettings settings) : settings_(std::move(settings)) {
   settings_.remote.resize(settings_.hosts.size(), false);
 }
 
+std::string JobControl::name(int rank) const {
+  if (rank_offset_) return "rank " + std::to_string(*rank_offset_ + rank);
+  // mpirun -client before the IMPI start-up: world ranks are not known yet.
+  if (!settings_.external_fence_key.empty()) return "local rank " + std::to_string(rank);
+  return "rank " + std::to_string(rank);
+}
+
 std::string JobControl::where(int rank) const {
   const Rank& r = ranks_[rank];
   std::string s = "(" + settings_.hosts[rank];
@@ -58,7 +65,7 @@ void JobControl::launch_failed(int rank, const std::string& reason, Clock::time_
   Rank& r = ranks_.at(rank);
   if (r.gone) return;
   r.gone = true;
-  fail("cannot start rank " + std::to_string(rank) + " on host " + settings_.hosts[rank] + ": " + reason, 255,
+  fail("cannot start " + name(rank) + " on host " + settings_.hosts[rank] + ": " + reason, 255,
        now);
   check_finished();
 }
@@ -146,7 +153,7 @@ void JobControl::handle_hello(ConnectionId id, Connection& c, const Message& m, 
   if (first_mpi && !stopping_) {
     for (int i = 0; i < size(); ++i) {
       if (ranks_[i].exited_unconnected) {
-        fail("mpirun: rank " + std::to_string(i) + " exited with status " + std::to_string(ranks_[i].exit_code) +
+        fail("mpirun: " + name(i) + " exited with status " + std::to_string(ranks_[i].exit_code) +
                  " without calling MPI_Finalize " + where(i),
              255, now);
         break;
@@ -178,7 +185,7 @@ void JobControl::handle(ConnectionId id, Connection& c, const Message& m, Clock:
       case MessageType::proxy_failed:
         if (!r.gone) {
           r.gone = true;
-          fail("mpirun: cannot start rank " + std::to_string(rank) + " on host " + settings_.hosts[rank] + ": " +
+          fail("mpirun: cannot start " + name(rank) + " on host " + settings_.hosts[rank] + ": " +
                    m.text,
                255, now);
           check_finished();
@@ -229,8 +236,12 @@ void JobControl::handle(ConnectionId id, Connection& c, const Message& m, Clock:
       Message ack;
       ack.type = MessageType::abort_ack;
       send(id, ack);
-      std::string line = "mpirun: rank " + std::to_string(rank) + " called MPI_Abort with code " +
-                         std::to_string(m.code) + " " + where(rank);
+      // key "error": an error handler ended the rank (MPI_ERRORS_ARE_FATAL),
+      // m.code is the error class; otherwise the program called MPI_Abort.
+      std::string line = m.key == abort_key_error
+                             ? "mpirun: " + name(rank) + " failed " + where(rank)
+                             : "mpirun: " + name(rank) + " called MPI_Abort with code " + std::to_string(m.code) +
+                                   " " + where(rank);
       if (!m.text.empty()) line += ": " + m.text;
       r.aborted = true;
       // Only the first abort counts; later ones are usually its echoes.
@@ -304,7 +315,7 @@ void JobControl::agent_never_started(int rank, Clock::time_point now) {
     int wait_status = r.shell_status.value_or(0);
     std::string status = WIFSIGNALED(wait_status) ? "was killed by " + describe_signal(WTERMSIG(wait_status))
                                                   : "exited with status " + std::to_string(WEXITSTATUS(wait_status));
-    fail("mpirun: cannot start rank " + std::to_string(rank) + " on host " + host + ": the remote shell (" +
+    fail("mpirun: cannot start " + name(rank) + " on host " + host + ": the remote shell (" +
              settings_.remote_shell + ") " + status + " before gridmpi-proxy started; check that '" +
              settings_.remote_shell + " " + host +
              " true' works without a password prompt and that gridmpi is installed at the same path there "
@@ -322,7 +333,7 @@ void JobControl::lost_contact(int rank, Clock::time_point now) {
   std::string status = WIFSIGNALED(wait_status) ? "was killed by " + describe_signal(WTERMSIG(wait_status))
                                                 : "exited with status " + std::to_string(WEXITSTATUS(wait_status));
   if (!stopping_)
-    fail("mpirun: lost contact with rank " + std::to_string(rank) + " " + where(rank) + ": the remote shell " + status +
+    fail("mpirun: lost contact with " + name(rank) + " " + where(rank) + ": the remote shell " + status +
              " without a report from gridmpi-proxy",
          255, now);
   check_finished();
@@ -339,18 +350,18 @@ void JobControl::rank_ended(int rank, bool exited, int code_or_signal, Clock::ti
   }
   if (!exited) {
     if (!stopping_)
-      fail("mpirun: rank " + std::to_string(rank) + " " + where(rank) + " killed by " + describe_signal(code_or_signal),
+      fail("mpirun: " + name(rank) + " " + where(rank) + " killed by " + describe_signal(code_or_signal),
            255, now);
   } else {
     r.exit_code = code_or_signal;
     if (r.connected && !r.finalized) {
       if (!stopping_)
-        fail("mpirun: rank " + std::to_string(rank) + " exited with status " + std::to_string(code_or_signal) +
+        fail("mpirun: " + name(rank) + " exited with status " + std::to_string(code_or_signal) +
                  " without calling MPI_Finalize " + where(rank),
              255, now);
     } else if (!r.connected && mpi_job()) {
       if (!stopping_)
-        fail("mpirun: rank " + std::to_string(rank) + " exited with status " + std::to_string(code_or_signal) +
+        fail("mpirun: " + name(rank) + " exited with status " + std::to_string(code_or_signal) +
                  " without calling MPI_Finalize " + where(rank),
              255, now);
     } else {
@@ -430,6 +441,8 @@ void JobControl::answer_external_fence(const std::string& key, std::vector<std::
     if (each.connection) actions_.push_back(action::Send{*each.connection, bytes});
 }
 
+void JobControl::set_rank_offset(int offset) { rank_offset_ = offset; }
+
 void JobControl::external_failure(const std::string& line, Clock::time_point now) {
   if (finished_) return;
   if (pending_abort_ && !stopping_) {
@@ -498,7 +511,7 @@ void JobControl::tick(Clock::time_point now) {
     // went away); say so rather than wait forever.
     for (int i = 0; i < size(); ++i) {
       if (!ranks_[i].gone && ranks_[i].launched) {
-        actions_.push_back(action::Print{"mpirun: rank " + std::to_string(i) + " " + where(i) +
+        actions_.push_back(action::Print{"mpirun: " + name(i) + " " + where(i) +
                                          " did not report its end; it may still be running on " +
                                          settings_.hosts[i]});
       }
@@ -514,7 +527,7 @@ void JobControl::tick(Clock::time_point now) {
     if (!r.launched || r.gone || r.connected || now < r.launched_at + settings_.startup_timeout) continue;
     long long limit = seconds(settings_.startup_timeout);
     if (settings_.remote[i] && !r.agent_seen) {
-      fail("mpirun: cannot start rank " + std::to_string(i) + " on host " + settings_.hosts[i] +
+      fail("mpirun: cannot start " + name(i) + " on host " + settings_.hosts[i] +
                ": the remote shell did not start gridmpi-proxy within " + std::to_string(limit) +
                " s; check that '" + settings_.remote_shell + " " + settings_.hosts[i] +
                " true' works without a password prompt, or raise _YAMPI_MPIRUN_STARTUP_TIMEOUT",
@@ -522,7 +535,7 @@ void JobControl::tick(Clock::time_point now) {
       return;
     }
     if (mpi) {
-      fail("mpirun: rank " + std::to_string(i) + " " + where(i) + " did not connect to mpirun within " +
+      fail("mpirun: " + name(i) + " " + where(i) + " did not connect to mpirun within " +
                std::to_string(limit) +
                " s of its start (other ranks are in MPI_Init); it is stuck before MPI_Init or cannot reach "
                "mpirun; raise _YAMPI_MPIRUN_STARTUP_TIMEOUT if it is just slow",

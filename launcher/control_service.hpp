@@ -123,6 +123,9 @@ class JobControl {
   // line (the "mpirun: " prefix is added when missing), the job is stopped,
   // exit status 255.
   void external_failure(const std::string& line, Clock::time_point now);
+  // mpirun -client: local rank 0 is world rank `offset`; messages name
+  // world ranks from now on.
+  void set_rank_offset(int offset);
   void tick(Clock::time_point now);
 
   // The next time tick() has something to do, if any.
@@ -182,6 +185,9 @@ class JobControl {
   void lost_contact(int rank, Clock::time_point now);
   void agent_never_started(int rank, Clock::time_point now);
   std::string where(int rank) const;  // "(host, pid N)"
+  // "rank N": the world rank (mpirun -client: once the IMPI start-up gave
+  // this cluster's first rank; "local rank N" before).
+  std::string name(int rank) const;
   bool mpi_job() const;
 
   JobSettings settings_;
@@ -196,6 +202,7 @@ class JobControl {
   int failure_status_ = 255;
   Clock::time_point stop_deadline_{};
   std::optional<PendingAbort> pending_abort_;
+  std::optional<int> rank_offset_;  // world rank of local rank 0 (set_rank_offset)
 };
 
 // "killed by signal 11 (Segmentation fault)" and friends, for messages.

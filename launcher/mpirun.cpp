@@ -678,6 +678,13 @@ void Mpirun::apply_impi() {
     } else if (auto* complete = std::get_if<impi::client_action::StartupComplete>(&a)) {
       // Every rank gets the same ONE value: what the server said, encoded.
       job_->answer_external_fence(impi::key_local_host, {complete->labels.encode()});
+      // From now on mpirun names ranks by their MPI_COMM_WORLD rank.  (A
+      // malformed answer is the ranks' to report: they decode it too.)
+      try {
+        impi::JobMap map = impi::JobMap::from_labels(complete->labels);
+        job_->set_rank_offset(map.client_first_rank.at(static_cast<std::size_t>(map.my_client)));
+      } catch (const std::exception&) {
+      }
     } else if (auto* failed = std::get_if<impi::client_action::Failed>(&a)) {
       close_server();
       job_->external_failure(failed->line, Clock::now());

@@ -25,6 +25,7 @@ Message sample(MessageType type) {
     case MessageType::abort:
       m.code = -3;
       m.text = "bad input";
+      m.key = abort_key_error;
       break;
     case MessageType::welcome:
       m.size = 64;

@@ -254,6 +254,49 @@ TEST_CASE("an abort caused by a rank's death names the dead rank", "[control]") 
   CHECK(h.finished == std::vector<int>{255});
 }
 
+TEST_CASE("a fatal error: 'rank N failed', one line, later errors are its echoes", "[control]") {
+  Harness h(3);
+  h.launch_all();
+  for (int r = 0; r < 3; ++r) h.hello(r + 1, r);
+  Message m;
+  m.type = MessageType::abort;
+  m.code = 16;
+  m.key = abort_key_error;
+  m.text = "MPI_Barrier: tcp: rank 2 lost the connection to rank 0 (MPI_ERR_OTHER)";
+  h.send(3, m);
+  m.text = "MPI_Barrier: tcp: rank 1 lost the connection to rank 2 (MPI_ERR_OTHER)";
+  h.send(2, m);
+  h.advance(1s);
+  REQUIRE(h.printed.size() == 1);
+  CHECK(h.printed[0] ==
+        "mpirun: rank 2 failed (node2, pid 102): MPI_Barrier: tcp: rank 2 lost the connection to rank 0 "
+        "(MPI_ERR_OTHER)");
+  h.exit_rank(2, exited(16));
+  h.exit_rank(1, exited(16));
+  h.exit_rank(0, killed(SIGTERM));
+  CHECK(h.printed.size() == 1);
+  CHECK(h.finished == std::vector<int>{16});
+}
+
+TEST_CASE("mpirun -client names world ranks once the IMPI start-up gave its first rank", "[control]") {
+  Harness h(2, {}, "impi-host");
+  h.launch_all();
+  h.hello(1, 0);
+  h.hello(2, 1);
+  h.job->set_rank_offset(4);
+  h.simple(2, MessageType::abort, 3);
+  h.advance(1s);
+  REQUIRE(h.printed.size() == 1);
+  CHECK_THAT(h.printed[0], Catch::StartsWith("mpirun: rank 5 called MPI_Abort with code 3 (node1, pid 101)"));
+
+  Harness early(2, {}, "impi-host");  // before the start-up: local numbers, said so
+  early.launch_all();
+  early.hello(1, 0);
+  early.exit_rank(1, killed(SIGKILL));
+  REQUIRE(early.printed.size() == 1);
+  CHECK_THAT(early.printed[0], Catch::StartsWith("mpirun: local rank 1 (node1, pid 101) killed by signal 9"));
+}
+
 TEST_CASE("an abort by the last rank standing is still reported", "[control]") {
   Harness h(1);
   h.launch_all();
