@@ -1,11 +1,12 @@
 // Windows: creation and destruction, epochs (fence, lock, PSCW) and the
 // origin side of RMA operations.  Owner: core/win*.cpp.
 //
-// Every operation is a message to the target's server (core/win_target.cpp)
-// and is complete when the target's answer has arrived, so completing an
-// epoch is "wait for the answers": fence = answers from everyone + barrier,
-// unlock = answers from that target (the unlock's own answer comes last, the
-// target handles one origin's messages in order).
+// Every operation is a message to the target's server (core/win_target.cpp).
+// The target handles one origin's messages in order, so an answer completes
+// everything sent before it: puts and accumulates go unanswered, and
+// completing an epoch is "make the last message to each target an answered
+// one (a flush if need be), then wait for the answers": fence = that for
+// everyone + barrier, unlock = that for the target (the unlock is answered).
 #include "core/win.hpp"
 
 #include <algorithm>
@@ -71,6 +72,7 @@ MPI_Win make_window(Comm& parent, void* base, MPI_Aint bytes, int disp_unit, int
     w->target_bytes.push_back(static_cast<MPI_Aint>(info.bytes));
     w->target_disp_unit.push_back(info.disp_unit);
   }
+  w->unflushed.assign(static_cast<std::size_t>(c.size), 0);
   Window* raw = w.get();
   raw->handle = win_table().add(std::move(w));
   start_server(*raw);
@@ -95,46 +97,98 @@ bool try_finish(PendingOp& op) {
   op.send = op.reply = nullptr;
   op.message.clear();
   op.finished = true;
-  if (op.on_reply) op.on_reply(op.reply_data);
+  if (op.on_reply) op.on_reply(std::span<const std::byte>(op.reply_data.data(), op.reply_data.size));
   op.on_reply = nullptr;
   return true;
 }
 
-void reap(Window& w) {
-  std::erase_if(w.pending, [](const std::shared_ptr<PendingOp>& op) { return try_finish(*op); });
+void forget(Window& w, const PendingOp& op) { w.pending_bytes -= std::min(w.pending_bytes, op.bytes); }
+
+// Drops the finished operations at the front of the queue: cheap enough for
+// every operation issued.
+void reap_front(Window& w) {
+  while (!w.pending.empty() && try_finish(*w.pending.front())) {
+    forget(w, *w.pending.front());
+    w.pending.pop_front();
+  }
 }
 
-// Waits for the answers of every operation to `target` (-1: every target).
-void complete_operations(Window& w, int target) {
+// Drops every finished operation.
+void reap(Window& w) {
+  std::erase_if(w.pending, [&](const std::shared_ptr<PendingOp>& op) {
+    if (!try_finish(*op)) return false;
+    forget(w, *op);
+    return true;
+  });
+}
+
+// The data part of an operation message: `bytes` written by `fill` straight
+// into the message (packing the origin buffer there, without a second copy).
+struct Payload {
+  std::size_t bytes = 0;
+  std::function<void(std::byte*)> fill;
+};
+
+std::shared_ptr<PendingOp> send_message(Window& w, int target, RmaHeader header, const std::vector<RmaBlock>& blocks,
+                                        const Payload& data, bool wants_reply, std::size_t reply_bytes,
+                                        std::function<void(std::span<const std::byte>)> on_reply);
+
+bool in_scope(int target, const PendingOp& op) { return target < 0 || op.target == target; }
+
+// Waits until every operation to `target` (-1: every target) is finished:
+// sent, and answered when it has an answer.
+void complete_locally(Window& w, int target) {
   engine().wait_until([&] {
-    bool done = true;
+    reap_front(w);
     for (auto& op : w.pending)
-      if ((target < 0 || op->target == target) && !try_finish(*op)) done = false;
-    return done;
+      if (in_scope(target, *op) && !try_finish(*op)) return false;
+    return true;
   });
   reap(w);
+}
+
+// Remote completion of every operation to `target` (-1: every target): a
+// flush message to each target whose last message is not answered, then
+// every answer.
+void complete_operations(Window& w, int target) {
+  for (int t = 0; t < w.size; ++t) {
+    if ((target >= 0 && t != target) || !w.unflushed[static_cast<std::size_t>(t)]) continue;
+    RmaHeader h;
+    h.kind = static_cast<std::uint32_t>(RmaKind::flush);
+    send_message(w, t, h, {}, Payload{}, true, 0, nullptr);
+  }
+  complete_locally(w, target);
 }
 
 // An origin that issues operations faster than its targets serve them (a
 // loop of large gets in one epoch) would hold every message and answer
 // buffer at once: past these bounds it waits for the oldest answers.  The
-// targets' servers run in every MPI call, so this only delays.
+// targets' servers run in every MPI call, so this only delays.  Every few
+// operations the origin also makes progress itself, so that its messages
+// leave and answers are taken in while it issues more.
 constexpr std::size_t max_outstanding_ops = 4096;
 constexpr std::size_t max_outstanding_bytes = std::size_t{64} << 20;
-
-std::size_t outstanding_bytes(const Window& w) {
-  std::size_t n = 0;
-  for (const auto& op : w.pending) n += op->message.size() + op->reply_data.size();
-  return n;
-}
+constexpr unsigned progress_every = 16;
 
 void limit_outstanding(Window& w) {
-  if (w.pending.size() < 16) return;
+  if (++w.issued_since_progress >= progress_every) {
+    w.issued_since_progress = 0;
+    engine().progress();
+  }
+  reap_front(w);
+  if (w.pending.size() <= max_outstanding_ops && w.pending_bytes <= max_outstanding_bytes) return;
   reap(w);
-  if (w.pending.size() <= max_outstanding_ops && outstanding_bytes(w) <= max_outstanding_bytes) return;
+  if (w.pending.size() <= max_outstanding_ops && w.pending_bytes <= max_outstanding_bytes) return;
+  // Operations finish mostly in issue order: sweep the front every round and
+  // the whole queue only now and then (a full sweep per round is quadratic
+  // when every send waits for its clear-to-send).
+  unsigned rounds = 0;
   engine().wait_until([&] {
-    reap(w);
-    return w.pending.size() <= max_outstanding_ops / 2 && outstanding_bytes(w) <= max_outstanding_bytes / 2;
+    if (++rounds % 64 == 0)
+      reap(w);
+    else
+      reap_front(w);
+    return w.pending.size() <= max_outstanding_ops / 2 && w.pending_bytes <= max_outstanding_bytes / 2;
   });
 }
 
@@ -145,36 +199,43 @@ std::uint32_t next_reply_tag(Window& w) {
 }
 
 // Sends one operation message; the answer (reply_bytes long) goes to
-// on_reply.  wants_reply = false only for a lock request to another process.
+// on_reply.  wants_reply = false for puts, accumulates and lock requests to
+// another process.
 std::shared_ptr<PendingOp> send_message(Window& w, int target, RmaHeader header,
-                                        const std::vector<RmaBlock>& blocks,
-                                        std::vector<std::byte> data, bool wants_reply,
-                                        std::size_t reply_bytes,
-                                        std::function<void(const std::vector<std::byte>&)> on_reply) {
+                                        const std::vector<RmaBlock>& blocks, const Payload& data,
+                                        bool wants_reply, std::size_t reply_bytes,
+                                        std::function<void(std::span<const std::byte>)> on_reply) {
   Comm& c = comm(w.comm);
   auto op = std::make_shared<PendingOp>();
   op->target = target;
   header.block_count = static_cast<std::uint32_t>(blocks.size());
-  header.data_bytes = data.size();
+  header.data_bytes = data.bytes;
+  std::size_t total = sizeof header + blocks.size() * sizeof(RmaBlock) + data.bytes;
+  if (total > static_cast<std::size_t>(INT32_MAX) || reply_bytes > static_cast<std::size_t>(INT32_MAX))
+    throw MpiError(MPI_ERR_COUNT, fmt::format("an RMA operation of {} bytes is larger than 2 GiB",
+                                              std::max(total, reply_bytes)));
+  auto& unflushed = w.unflushed[static_cast<std::size_t>(target)];
   if (wants_reply) {
+    unflushed = 0;
     header.reply_tag = next_reply_tag(w);
-    op->reply_data.resize(reply_bytes);
+    op->reply_data.allocate(reply_bytes);
     op->reply = engine().irecv(op->reply_data.data(), static_cast<int>(reply_bytes), MPI_BYTE, target,
                                static_cast<int>(header.reply_tag), c, c.context_id);
     op->on_reply = std::move(on_reply);
+  } else if (header.kind != static_cast<std::uint32_t>(RmaKind::lock)) {
+    unflushed = 1;
   }
-  std::size_t total = sizeof header + blocks.size() * sizeof(RmaBlock) + data.size();
-  if (total > static_cast<std::size_t>(INT32_MAX))
-    throw MpiError(MPI_ERR_COUNT, fmt::format("an RMA operation of {} bytes is larger than 2 GiB", total));
-  op->message.resize(total);
+  op->message.allocate(total);
   std::byte* at = op->message.data();
   std::memcpy(at, &header, sizeof header);
   at += sizeof header;
   if (!blocks.empty()) std::memcpy(at, blocks.data(), blocks.size() * sizeof(RmaBlock));
   at += blocks.size() * sizeof(RmaBlock);
-  if (!data.empty()) std::memcpy(at, data.data(), data.size());
+  if (data.bytes > 0) data.fill(at);
   op->send = engine().isend(op->message.data(), static_cast<int>(total), MPI_BYTE, target,
                             rma_tag::operation, c, c.context_id, request::SendMode::standard);
+  op->bytes = op->message.size + op->reply_data.size;
+  w.pending_bytes += op->bytes;
   w.pending.push_back(op);
   limit_outstanding(w);
   return op;
@@ -305,17 +366,19 @@ std::int64_t target_offset(const Window& w, int target, MPI_Aint target_disp,
   return offset;
 }
 
-std::vector<std::byte> pack(const void* buf, int count, MPI_Datatype type) {
+// The origin buffer as message data, packed when the message is built.
+Payload pack(const void* buf, int count, MPI_Datatype type) {
   const Datatype& t = datatype(type);
-  std::vector<std::byte> data(t.size * static_cast<std::size_t>(count));
-  if (!data.empty()) t.pack(buf, static_cast<std::size_t>(count), data.data());
-  return data;
+  Payload p;
+  p.bytes = t.size * static_cast<std::size_t>(count);
+  p.fill = [&t, buf, count](std::byte* out) { t.pack(buf, static_cast<std::size_t>(count), out); };
+  return p;
 }
 
 // Unpacks an answer into (buf, count, type), keeping the type alive until then.
-std::function<void(const std::vector<std::byte>&)> unpack_into(void* buf, int count, MPI_Datatype type) {
+std::function<void(std::span<const std::byte>)> unpack_into(void* buf, int count, MPI_Datatype type) {
   retain_datatype(type);
-  return [buf, count, type](const std::vector<std::byte>& bytes) {
+  return [buf, count, type](std::span<const std::byte> bytes) {
     const Datatype& t = datatype(type);
     std::size_t n = std::min(bytes.size(), t.size * static_cast<std::size_t>(count));
     if (n > 0) t.unpack_range(std::span<const std::byte>(bytes.data(), n), static_cast<std::size_t>(count), 0, buf);
@@ -598,7 +661,7 @@ void win_lock(Window& w, int lock_type, int rank, int assert_flags) {
   // A lock on our own window must be held on return (local loads and stores
   // are then protected); others are granted lazily, in order with the ops.
   bool self = rank == w.rank;
-  send_message(w, rank, h, {}, {}, self, 0, nullptr);
+  send_message(w, rank, h, {}, Payload{}, self, 0, nullptr);
   if (self) complete_operations(w, rank);
 }
 
@@ -611,7 +674,7 @@ void win_unlock(Window& w, int rank) {
   if (!w.nocheck_locks.erase(rank)) {
     RmaHeader h;
     h.kind = static_cast<std::uint32_t>(RmaKind::unlock);
-    send_message(w, rank, h, {}, {}, true, 0, nullptr);
+    send_message(w, rank, h, {}, Payload{}, true, 0, nullptr);
   }
   complete_operations(w, rank);
   w.locks.erase(it);
@@ -629,7 +692,7 @@ void win_lock_all(Window& w, int assert_flags) {
     RmaHeader h;
     h.kind = static_cast<std::uint32_t>(RmaKind::lock);
     h.element = MPI_LOCK_SHARED;
-    send_message(w, target, h, {}, {}, target == w.rank, 0, nullptr);
+    send_message(w, target, h, {}, Payload{}, target == w.rank, 0, nullptr);
   }
   complete_operations(w, w.rank);
 }
@@ -640,7 +703,7 @@ void win_unlock_all(Window& w) {
     for (int target = 0; target < w.size; ++target) {
       RmaHeader h;
       h.kind = static_cast<std::uint32_t>(RmaKind::unlock);
-      send_message(w, target, h, {}, {}, true, 0, nullptr);
+      send_message(w, target, h, {}, Payload{}, true, 0, nullptr);
     }
   }
   complete_operations(w, -1);
@@ -660,6 +723,20 @@ void win_flush_all(Window& w) {
   if (!w.lock_all && w.locks.empty())
     throw MpiError(MPI_ERR_RMA_SYNC, "no passive-target epoch is open on this window");
   complete_operations(w, -1);
+}
+
+void win_flush_local(Window& w, int rank) {
+  check_rank(w, rank, true);
+  if (rank == MPI_PROC_NULL) return;
+  if (!w.lock_all && !w.locks.count(rank))
+    throw MpiError(MPI_ERR_RMA_SYNC, fmt::format("target {} is not locked in this window", rank));
+  complete_locally(w, rank);
+}
+
+void win_flush_local_all(Window& w) {
+  if (!w.lock_all && w.locks.empty())
+    throw MpiError(MPI_ERR_RMA_SYNC, "no passive-target epoch is open on this window");
+  complete_locally(w, -1);
 }
 
 namespace {
@@ -758,17 +835,17 @@ std::shared_ptr<PendingOp> rma_put(Window& w, const RmaCall& call) {
   check_rank(w, call.target, true);
   if (call.target == MPI_PROC_NULL) return nothing_sent();
   check_epoch(w, call.target, call.request_based);
-  reap(w);
+  reap_front(w);
   const Datatype& target_type = datatype(call.target_type);
   std::vector<RmaBlock> blocks = byte_blocks(target_type, call.target_count);
-  std::vector<std::byte> data = pack(call.origin, call.origin_count, call.origin_type);
-  if (static_cast<std::int64_t>(data.size()) > total_length(blocks))
+  Payload data = pack(call.origin, call.origin_count, call.origin_type);
+  if (static_cast<std::int64_t>(data.bytes) > total_length(blocks))
     throw MpiError(MPI_ERR_TRUNCATE, fmt::format("MPI_Put of {} bytes into a target buffer of {} bytes",
-                                                 data.size(), total_length(blocks)));
+                                                 data.bytes, total_length(blocks)));
   RmaHeader h;
   h.kind = static_cast<std::uint32_t>(RmaKind::put);
   h.target_offset = target_offset(w, call.target, call.target_disp, blocks, 1);
-  return send_message(w, call.target, h, blocks, std::move(data), true, 0, nullptr);
+  return send_message(w, call.target, h, blocks, data, false, 0, nullptr);
 }
 
 std::shared_ptr<PendingOp> rma_get(Window& w, const RmaCall& call) {
@@ -777,7 +854,7 @@ std::shared_ptr<PendingOp> rma_get(Window& w, const RmaCall& call) {
   check_rank(w, call.target, true);
   if (call.target == MPI_PROC_NULL) return nothing_sent();
   check_epoch(w, call.target, call.request_based);
-  reap(w);
+  reap_front(w);
   std::vector<RmaBlock> blocks = byte_blocks(datatype(call.target_type), call.target_count);
   std::size_t capacity = datatype(call.result_type).size * static_cast<std::size_t>(call.result_count);
   std::size_t bytes = static_cast<std::size_t>(total_length(blocks));
@@ -787,7 +864,7 @@ std::shared_ptr<PendingOp> rma_get(Window& w, const RmaCall& call) {
   RmaHeader h;
   h.kind = static_cast<std::uint32_t>(RmaKind::get);
   h.target_offset = target_offset(w, call.target, call.target_disp, blocks, 1);
-  return send_message(w, call.target, h, blocks, {}, true, bytes,
+  return send_message(w, call.target, h, blocks, Payload{}, true, bytes,
                       unpack_into(call.result, call.result_count, call.result_type));
 }
 
@@ -808,10 +885,10 @@ std::shared_ptr<PendingOp> rma_accumulate(Window& w, const RmaCall& call) {
                                  "same predefined element type");
   }
   if (call.op != MPI_NO_OP) check_op(call.op, element);
-  reap(w);
+  reap_front(w);
   std::vector<RmaBlock> blocks = element_blocks(datatype(call.target_type), call.target_count, element);
-  std::vector<std::byte> data = pack(call.origin, call.origin_count, call.origin_type);
-  std::int64_t elements = static_cast<std::int64_t>(data.size() / datatype(element).size);
+  Payload data = pack(call.origin, call.origin_count, call.origin_type);
+  std::int64_t elements = static_cast<std::int64_t>(data.bytes / datatype(element).size);
   if (elements > total_length(blocks))
     throw MpiError(MPI_ERR_TRUNCATE, fmt::format("accumulate of {} elements into a target buffer of {}",
                                                  elements, total_length(blocks)));
@@ -820,7 +897,7 @@ std::shared_ptr<PendingOp> rma_accumulate(Window& w, const RmaCall& call) {
   h.op = call.op;
   h.element = element;
   h.target_offset = target_offset(w, call.target, call.target_disp, blocks, datatype(element).extent());
-  return send_message(w, call.target, h, blocks, std::move(data), true, 0, nullptr);
+  return send_message(w, call.target, h, blocks, data, false, 0, nullptr);
 }
 
 std::shared_ptr<PendingOp> rma_get_accumulate(Window& w, const RmaCall& call) {
@@ -844,13 +921,13 @@ std::shared_ptr<PendingOp> rma_get_accumulate(Window& w, const RmaCall& call) {
                                  "and the same predefined element type");
   }
   if (!no_op) check_op(call.op, element);
-  reap(w);
+  reap_front(w);
   std::vector<RmaBlock> blocks = element_blocks(datatype(call.target_type), call.target_count, element);
-  std::vector<std::byte> data;
+  Payload data;
   if (!no_op) data = pack(call.origin, call.origin_count, call.origin_type);
   const std::size_t element_size = datatype(element).size;
   std::int64_t target_elements = total_length(blocks);
-  if (static_cast<std::int64_t>(data.size() / element_size) > target_elements)
+  if (static_cast<std::int64_t>(data.bytes / element_size) > target_elements)
     throw MpiError(MPI_ERR_TRUNCATE, "get_accumulate: the origin buffer is larger than the target buffer");
   std::size_t reply_bytes = static_cast<std::size_t>(target_elements) * element_size;
   if (reply_bytes > datatype(call.result_type).size * static_cast<std::size_t>(call.result_count))
@@ -860,7 +937,7 @@ std::shared_ptr<PendingOp> rma_get_accumulate(Window& w, const RmaCall& call) {
   h.op = call.op;
   h.element = element;
   h.target_offset = target_offset(w, call.target, call.target_disp, blocks, datatype(element).extent());
-  return send_message(w, call.target, h, blocks, std::move(data), true, reply_bytes,
+  return send_message(w, call.target, h, blocks, data, true, reply_bytes,
                       unpack_into(call.result, call.result_count, call.result_type));
 }
 
@@ -871,16 +948,19 @@ std::shared_ptr<PendingOp> rma_compare_and_swap(Window& w, const RmaCall& call) 
   check_rank(w, call.target, true);
   if (call.target == MPI_PROC_NULL) return nothing_sent();
   check_epoch(w, call.target, call.request_based);
-  reap(w);
+  reap_front(w);
   std::vector<RmaBlock> blocks{{0, 1}};
-  std::vector<std::byte> data(2 * t.size);
-  std::memcpy(data.data(), call.origin, t.size);
-  std::memcpy(data.data() + t.size, call.compare, t.size);
+  Payload data;
+  data.bytes = 2 * t.size;
+  data.fill = [&](std::byte* out) {
+    std::memcpy(out, call.origin, t.size);
+    std::memcpy(out + t.size, call.compare, t.size);
+  };
   RmaHeader h;
   h.kind = static_cast<std::uint32_t>(RmaKind::compare_and_swap);
   h.element = call.target_type;
   h.target_offset = target_offset(w, call.target, call.target_disp, blocks, static_cast<std::int64_t>(t.size));
-  return send_message(w, call.target, h, blocks, std::move(data), true, t.size,
+  return send_message(w, call.target, h, blocks, data, true, t.size,
                       unpack_into(call.result, 1, call.target_type));
 }
 

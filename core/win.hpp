@@ -21,6 +21,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -32,21 +33,38 @@ namespace gridmpi::core {
 
 struct Comm;
 
+// A byte buffer that is not zeroed when allocated (message buffers are
+// written in full before use; zeroing megabytes per operation shows).
+struct ByteBuffer {
+  std::unique_ptr<std::byte[]> bytes;
+  std::size_t size = 0;
+  void allocate(std::size_t n) {
+    bytes = n > 0 ? std::make_unique_for_overwrite<std::byte[]>(n) : nullptr;
+    size = n;
+  }
+  void clear() noexcept {
+    bytes.reset();
+    size = 0;
+  }
+  std::byte* data() const noexcept { return bytes.get(); }
+};
+
 // An origin operation whose answer has not been consumed yet.
 struct PendingOp {
   int target = MPI_PROC_NULL;
   request::Request* send = nullptr;   // the operation message
   request::Request* reply = nullptr;  // its answer (ack or data)
-  std::vector<std::byte> message;     // kept until the send completes
-  std::vector<std::byte> reply_data;
-  std::function<void(const std::vector<std::byte>&)> on_reply;  // e.g. unpack a get
+  ByteBuffer message;                 // kept until the send completes
+  ByteBuffer reply_data;
+  std::function<void(std::span<const std::byte>)> on_reply;  // e.g. unpack a get
+  std::size_t bytes = 0;  // message + answer buffers, counted in Window::pending_bytes
   bool finished = false;
 };
 
 // One incoming operation message at the target, in arrival order per origin.
 struct Incoming {
   request::Request* recv = nullptr;
-  std::vector<std::byte> bytes;
+  ByteBuffer bytes;
 };
 
 // Lock manager of one window at the target: grants in arrival order; an
@@ -101,7 +119,16 @@ struct Window {
   std::map<std::string, std::string> hints;
 
   // ---- origin side ----
-  std::vector<std::shared_ptr<PendingOp>> pending;
+  // Operations not reaped yet, in issue order (finished ones leave from the
+  // front; complete_operations sweeps the rest).
+  std::deque<std::shared_ptr<PendingOp>> pending;
+  std::size_t pending_bytes = 0;
+  unsigned issued_since_progress = 0;
+  // Per target: the last message sent to it expects no answer (a put or an
+  // accumulate), so completing it remotely needs a flush message.  Any
+  // answered message clears it: the target answers after applying
+  // everything this origin sent before.
+  std::vector<char> unflushed;
   std::uint32_t next_reply = 0;
   bool fence_epoch = false;          // after a fence without MPI_MODE_NOSUCCEED
   std::map<int, int> locks;          // target -> lock type (MPI_Win_lock)
@@ -153,6 +180,9 @@ void win_lock_all(Window& w, int assert_flags);
 void win_unlock_all(Window& w);
 void win_flush(Window& w, int rank);
 void win_flush_all(Window& w);
+// Local completion only: the origin buffers may be reused (gets have their data).
+void win_flush_local(Window& w, int rank);
+void win_flush_local_all(Window& w);
 void win_post(Window& w, MPI_Group group, int assert_flags);
 void win_start(Window& w, MPI_Group group, int assert_flags);
 void win_complete(Window& w);

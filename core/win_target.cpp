@@ -37,19 +37,37 @@ struct Operation {
   const std::byte* data = nullptr;
 };
 
-Operation decode(const std::vector<std::byte>& bytes) {
+Operation decode(const ByteBuffer& bytes) {
   Operation op;
-  if (bytes.size() < sizeof(RmaHeader)) throw MpiError(MPI_ERR_INTERN, "RMA message shorter than its header");
+  if (bytes.size < sizeof(RmaHeader)) throw MpiError(MPI_ERR_INTERN, "RMA message shorter than its header");
   std::memcpy(&op.header, bytes.data(), sizeof op.header);
   std::size_t need = sizeof(RmaHeader) + op.header.block_count * sizeof(RmaBlock) + op.header.data_bytes;
-  if (bytes.size() != need)
-    throw MpiError(MPI_ERR_INTERN, fmt::format("RMA message of {} bytes, its header says {}", bytes.size(), need));
+  if (bytes.size != need)
+    throw MpiError(MPI_ERR_INTERN, fmt::format("RMA message of {} bytes, its header says {}", bytes.size, need));
   op.blocks = reinterpret_cast<const RmaBlock*>(bytes.data() + sizeof(RmaHeader));
   op.data = bytes.data() + sizeof(RmaHeader) + op.header.block_count * sizeof(RmaBlock);
   return op;
 }
 
 std::span<const RmaBlock> blocks_of(const Operation& op) { return {op.blocks, op.header.block_count}; }
+
+// True when [lo, hi) lies in attached memory.  One access may cross from an
+// attached region into the next one when they are adjacent (two attaches of
+// the two halves of an array), as MPI allows: the regions are walked until
+// `hi` is covered or a gap appears.
+bool attached_range(const std::map<std::uintptr_t, std::size_t>& attached, std::uintptr_t lo, std::uintptr_t hi) {
+  auto region = attached.upper_bound(lo);
+  if (region == attached.begin()) return false;
+  --region;
+  std::uintptr_t covered = region->first + region->second;
+  if (covered <= lo && hi > lo) return false;
+  while (covered < hi) {
+    ++region;
+    if (region == attached.end() || region->first != covered) return false;
+    covered += region->second;
+  }
+  return true;
+}
 
 // The address of the operation's target buffer; for dynamic windows the
 // offset is an address and every block must lie in attached memory.
@@ -58,9 +76,9 @@ std::byte* target_address(const Window& w, const Operation& op, std::int64_t uni
   for (const RmaBlock& b : blocks_of(op)) {
     auto lo = static_cast<std::uintptr_t>(op.header.target_offset + b.displacement);
     auto hi = lo + static_cast<std::uintptr_t>(b.length * unit);
-    auto region = w.attached.upper_bound(lo);
-    if (region == w.attached.begin() || std::prev(region)->first + std::prev(region)->second < hi)
-      throw MpiError(MPI_ERR_RMA_RANGE, fmt::format("address {:#x} is not in memory attached to the window", lo));
+    if (!attached_range(w.attached, lo, hi))
+      throw MpiError(MPI_ERR_RMA_RANGE,
+                     fmt::format("bytes [{:#x}, {:#x}) are not in memory attached to the window", lo, hi));
   }
   return reinterpret_cast<std::byte*>(static_cast<std::uintptr_t>(op.header.target_offset));
 }
@@ -101,14 +119,22 @@ void combine(std::byte* at, const Operation& op, const std::byte* packed, std::s
   MPI_Datatype element = op.header.element;
   const Datatype& e = datatype(element);
   std::size_t extent = static_cast<std::size_t>(e.extent());
-  std::vector<std::byte> values(elements * extent);
-  e.unpack(packed, elements, values.data());
+  // Packed elements without padding, suitably aligned, are combined where
+  // they are (large accumulates: no second copy); others are unpacked first.
+  std::size_t alignment = std::min<std::size_t>(extent & (~extent + 1), 16);
+  std::vector<std::byte> values;
+  const std::byte* in = packed;
+  if (e.size != extent || reinterpret_cast<std::uintptr_t>(packed) % alignment != 0) {
+    values.resize(elements * extent);
+    e.unpack(packed, elements, values.data());
+    in = values.data();
+  }
   const Op& o = core::op(op.header.op);
   std::size_t done = 0;
   for (const RmaBlock& b : blocks_of(op)) {
     if (done == elements) break;
     std::size_t n = std::min<std::size_t>(elements - done, static_cast<std::size_t>(b.length));
-    o.apply(values.data() + done * extent, at + b.displacement, static_cast<int>(n), element);
+    o.apply(in + done * extent, at + b.displacement, static_cast<int>(n), element);
     done += n;
   }
 }
@@ -175,6 +201,9 @@ bool apply(Window& w, int origin, const Operation& op) {
       w.lock_manager.release(origin);
       reply(w, origin, tag, {});
       return true;
+    case RmaKind::flush:
+      reply(w, origin, tag, {});
+      return true;
   }
   throw MpiError(MPI_ERR_INTERN, fmt::format("unknown RMA operation {}", op.header.kind));
 }
@@ -207,9 +236,10 @@ void accept_messages(Window& w) {
     MPI_Status status{};
     if (!engine().improbe(MPI_ANY_SOURCE, rma_tag::operation, c, c.context_id, false, &message, &status)) return;
     std::deque<Incoming>& queue = w.incoming[status.MPI_SOURCE];
-    queue.push_back({nullptr, std::vector<std::byte>(static_cast<std::size_t>(status.gridmpi_count))});
+    queue.push_back({});
     Incoming& in = queue.back();
-    in.recv = engine().imrecv(in.bytes.data(), static_cast<int>(in.bytes.size()), MPI_BYTE, message);
+    in.bytes.allocate(static_cast<std::size_t>(status.gridmpi_count));
+    in.recv = engine().imrecv(in.bytes.data(), static_cast<int>(in.bytes.size), MPI_BYTE, message);
   }
 }
 

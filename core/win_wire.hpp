@@ -5,9 +5,11 @@
 //   RmaHeader | block_count x RmaBlock | data_bytes of packed data
 // Blocks are the target's layout relative to the target address: bytes for
 // put and get, elements of `element` for the accumulate family.  The target
-// answers on `reply_tag` (when non-zero) with nothing (put, accumulate,
-// unlock, a granted self-lock) or the packed old data (get and the fetching
-// accumulates).  Fields are fixed width in the host's byte order: windows
+// answers on `reply_tag` (when non-zero) with nothing (flush, unlock, a
+// granted self-lock) or the packed old data (get and the fetching
+// accumulates).  Puts and accumulates are not answered: one origin's
+// messages are applied in order, so the answer to a later message (a flush
+// at the latest) completes them.  Fields are fixed width in the host's byte order: windows
 // span one homogeneous job (no IMPI or heterogeneous peers yet).
 #pragma once
 #include <cstdint>
@@ -30,6 +32,7 @@ enum class RmaKind : std::uint32_t {
   compare_and_swap = 5,
   lock = 6,
   unlock = 7,
+  flush = 8,  // answered (empty) once everything before it is applied
 };
 
 struct RmaHeader {

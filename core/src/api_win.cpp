@@ -270,7 +270,7 @@ extern "C" int PMPI_Win_flush(int rank, MPI_Win win) {
 GRIDMPI_WEAK(Win_flush)
 
 extern "C" int PMPI_Win_flush_local(int rank, MPI_Win win) {
-  return win_call(win, "MPI_Win_flush_local", [&] { win_flush(window(win), rank); });
+  return win_call(win, "MPI_Win_flush_local", [&] { win_flush_local(window(win), rank); });
 }
 GRIDMPI_WEAK(Win_flush_local)
 
@@ -280,7 +280,7 @@ extern "C" int PMPI_Win_flush_all(MPI_Win win) {
 GRIDMPI_WEAK(Win_flush_all)
 
 extern "C" int PMPI_Win_flush_local_all(MPI_Win win) {
-  return win_call(win, "MPI_Win_flush_local_all", [&] { win_flush_all(window(win)); });
+  return win_call(win, "MPI_Win_flush_local_all", [&] { win_flush_local_all(window(win)); });
 }
 GRIDMPI_WEAK(Win_flush_local_all)
 
