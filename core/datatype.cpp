@@ -619,6 +619,7 @@ int int_kind_bytes(int r) {
   if (range <= 4) return 2;
   if (range <= 9) return 4;
   if (range <= 18) return 8;
+  if (range <= 38) return 16;  // gfortran INTEGER(KIND=16)
   return 0;
 }
 
@@ -650,6 +651,7 @@ MPI_Datatype type_create_f90(int combiner, int p, int r) {
         case 2: base = MPI_INTEGER2; break;
         case 4: base = MPI_INTEGER4; break;
         case 8: base = MPI_INTEGER8; break;
+        case 16: base = MPI_INTEGER16; break;
       }
       integers = {r};
       what = "integer kind with range " + std::to_string(r);

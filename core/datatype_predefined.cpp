@@ -25,6 +25,8 @@ using quad = __float128;
 struct quad_complex {
   quad re, im;
 };
+// Fortran INTEGER(KIND=16).
+__extension__ typedef __int128 int128;
 
 enum class Shape { basic, pair, marker };
 
@@ -139,6 +141,7 @@ constexpr Predefined predefined_types[] = {
     basic<std::complex<double>>(MPI_CXX_DOUBLE_COMPLEX, "MPI_CXX_DOUBLE_COMPLEX", 16),
     basic<std::complex<long double>>(MPI_CXX_LONG_DOUBLE_COMPLEX, "MPI_CXX_LONG_DOUBLE_COMPLEX",
                                      32),
+    basic<int128>(MPI_INTEGER16, "MPI_INTEGER16", 16),
 };
 
 static_assert(std::size(predefined_types) == GRIDMPI_PREDEFINED_DATATYPE_COUNT - 1,
@@ -223,6 +226,7 @@ MPI_Datatype type_match_size(int typeclass, int size) {
         case 2: return MPI_INTEGER2;
         case 4: return MPI_INTEGER4;
         case 8: return MPI_INTEGER8;
+        case 16: return MPI_INTEGER16;
       }
       break;
     case MPI_TYPECLASS_REAL:

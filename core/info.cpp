@@ -90,15 +90,15 @@ std::string thread_level_name(int level) {
 
 }  // namespace
 
-void fill_info_env(int* argc, char*** argv, int world_size, int thread_level, const std::string& host) {
+std::vector<std::pair<std::string, std::string>> startup_info(int argc, char** argv, int world_size,
+                                                              int thread_level, const std::string& host) {
   std::vector<std::string> args;
-  if (argc && argv && *argv) {
-    for (int i = 0; i < *argc && (*argv)[i]; ++i) args.emplace_back((*argv)[i]);
+  if (argv) {
+    for (int i = 0; i < argc && argv[i]; ++i) args.emplace_back(argv[i]);
   } else {
     args = command_line_from_proc();
   }
-  Info& env = info(MPI_INFO_ENV);
-  env.entries.clear();
+  Info env;
   auto set_clipped = [&](const char* key, std::string value) {
     if (value.size() > MPI_MAX_INFO_VAL) value.resize(MPI_MAX_INFO_VAL);
     env.set(key, value);
@@ -109,14 +109,28 @@ void fill_info_env(int* argc, char*** argv, int world_size, int thread_level, co
     for (size_t i = 1; i < args.size(); ++i) rest += (i > 1 ? " " : "") + args[i];
     set_clipped("argv", rest);
   }
-  set_clipped("maxprocs", std::to_string(world_size));
-  set_clipped("soft", std::to_string(world_size));
-  set_clipped("host", host);
+  if (world_size > 0) {
+    set_clipped("maxprocs", std::to_string(world_size));
+    set_clipped("soft", std::to_string(world_size));
+  }
+  if (!host.empty()) {
+    set_clipped("host", host);
+  } else {
+    char name[MPI_MAX_PROCESSOR_NAME] = {};
+    if (gethostname(name, sizeof name - 1) == 0) set_clipped("host", name);
+  }
   struct utsname uts {};
   if (uname(&uts) == 0) set_clipped("arch", uts.machine);
   char cwd[4096];
   if (getcwd(cwd, sizeof cwd)) set_clipped("wdir", cwd);
-  set_clipped("thread_level", thread_level_name(thread_level));
+  if (thread_level >= 0) set_clipped("thread_level", thread_level_name(thread_level));
+  return std::move(env.entries);
+}
+
+void fill_info_env(int* argc, char*** argv, int world_size, int thread_level, const std::string& host) {
+  const bool have_argv = argc && argv && *argv;
+  info(MPI_INFO_ENV).entries =
+      startup_info(have_argv ? *argc : 0, have_argv ? *argv : nullptr, world_size, thread_level, host);
 }
 
 }  // namespace gridmpi::core

@@ -28,5 +28,15 @@ Info& info(MPI_Info handle);      // throws MpiError(MPI_ERR_INFO)
 // thread_level) at MPI_Init.  argc/argv may be null (then /proc/self/cmdline).
 void fill_info_env(int* argc, char*** argv, int world_size, int thread_level,
                    const std::string& host);
+// The (key, value) pairs of MPI_INFO_ENV from argc/argv (argv null: from
+// /proc/self/cmdline).  world_size 0 leaves out maxprocs and soft,
+// thread_level < 0 thread_level, an empty host uses gethostname.  With
+// (argc, argv, 0, -1, "") the result depends on nothing MPI_Init sets up:
+// MPI_Info_create_env gives the same keys before MPI_Init and after
+// MPI_Finalize (the job's size is not known to a process before MPI_Init in
+// a multi-cluster job, and no thread level was requested yet).
+std::vector<std::pair<std::string, std::string>> startup_info(int argc, char** argv, int world_size = 0,
+                                                              int thread_level = -1,
+                                                              const std::string& host = {});
 
 }  // namespace gridmpi::core

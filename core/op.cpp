@@ -49,8 +49,18 @@ void elementwise(const std::byte* in, std::byte* inout, std::size_t n, F f) {
 // Integer arithmetic wraps (as the hardware does) instead of being undefined
 // on signed overflow: computed in an unsigned type at least as wide as int.
 template <class T>
-using wide_unsigned =
-    std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+struct wide_unsigned_of {
+  using type = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+};
+// Fortran INTEGER(KIND=16); std::make_unsigned does not know it in strict C++.
+__extension__ typedef __int128 int128;
+__extension__ typedef unsigned __int128 uint128;
+template <>
+struct wide_unsigned_of<int128> {
+  using type = uint128;
+};
+template <class T>
+using wide_unsigned = typename wide_unsigned_of<T>::type;
 
 template <class T>
 Kernel integer_kernel(MPI_Op op) {
@@ -219,6 +229,7 @@ Kernel kernel_for(MPI_Op op, MPI_Datatype type) {
     case MPI_AINT:
     case MPI_OFFSET:
     case MPI_COUNT: return integer_kernel<std::int64_t>(op);
+    case MPI_INTEGER16: return integer_kernel<int128>(op);
     case MPI_UINT8_T: return integer_kernel<std::uint8_t>(op);
     case MPI_UINT16_T: return integer_kernel<std::uint16_t>(op);
     case MPI_UINT32_T: return integer_kernel<std::uint32_t>(op);

@@ -52,6 +52,9 @@ GRIDMPI_FORTRAN_WEAK_REF(Type_create_keyval)
 GRIDMPI_FORTRAN_WEAK_REF(Win_create_keyval)
 GRIDMPI_FORTRAN_WEAK_REF(Grequest_start)
 GRIDMPI_FORTRAN_WEAK_REF(Buffer_detach)
+GRIDMPI_FORTRAN_WEAK_REF(Info_get_string)
+GRIDMPI_FORTRAN_WEAK_REF(Info_create_env)
+GRIDMPI_FORTRAN_WEAK_REF(File_call_errhandler)
 
 // The g77-style aliases of a hand-written pair.
 #define GRIDMPI_FORTRAN_ALIASES(name)                 \
@@ -538,6 +541,75 @@ void pmpi_buffer_detach_(void*, MPI_Fint* size, MPI_Fint* ierror) {
   *ierror = call("MPI_Buffer_detach", PMPI_Buffer_detach, static_cast<void*>(&address), size);
 }
 GRIDMPI_FORTRAN_ALIASES(buffer_detach)
+
+// ---- MPI-4.0 info functions ----------------------------------------------
+// MPI_INFO_GET_STRING: in Fortran BUFLEN counts characters, without a
+// terminator, both ways (in: how many to return; out: the value's length);
+// VALUE is blank-padded, and left alone when BUFLEN is 0 or the key is
+// missing.  MPI_INFO_CREATE_ENV has no argc/argv (the command line then
+// comes from /proc/self/cmdline, as for C's argc 0).
+
+namespace {
+
+MPI_Fint info_get_string(int (*fn)(MPI_Info, const char*, int*, char*, int*), const MPI_Fint* info,
+                         const char* key, MPI_Fint* buflen, char* value, MPI_Fint* flag, std::size_t key_len,
+                         std::size_t value_len) {
+  gf::InString k(key, key_len, gf::Trim::both);
+  std::vector<char> buffer(MPI_MAX_INFO_VAL + 1, '\0');
+  int c_len = *buflen < 0 ? *buflen : (*buflen > 0 ? MPI_MAX_INFO_VAL + 1 : 0);
+  int c_flag = 0;
+  MPI_Fint rc = call("MPI_Info_get_string", fn, *info, k.c_str(), &c_len, buffer.data(), &c_flag);
+  if (rc != MPI_SUCCESS) return rc;
+  *flag = c_flag ? 1 : 0;
+  if (!c_flag) return rc;
+  if (*buflen > 0) {
+    std::size_t n = std::min({static_cast<std::size_t>(*buflen), value_len, std::strlen(buffer.data())});
+    std::memcpy(value, buffer.data(), n);
+    std::memset(value + n, ' ', value_len - n);
+  }
+  *buflen = c_len - 1;
+  return rc;
+}
+
+}  // namespace
+
+void mpi_info_get_string_(const MPI_Fint* info, const char* key, MPI_Fint* buflen, char* value, MPI_Fint* flag,
+                          MPI_Fint* ierror, std::size_t key_len, std::size_t value_len) {
+  *ierror = info_get_string(MPI_Info_get_string, info, key, buflen, value, flag, key_len, value_len);
+}
+void pmpi_info_get_string_(const MPI_Fint* info, const char* key, MPI_Fint* buflen, char* value, MPI_Fint* flag,
+                           MPI_Fint* ierror, std::size_t key_len, std::size_t value_len) {
+  *ierror = info_get_string(PMPI_Info_get_string, info, key, buflen, value, flag, key_len, value_len);
+}
+GRIDMPI_FORTRAN_ALIASES(info_get_string)
+
+void mpi_info_create_env_(MPI_Fint* info, MPI_Fint* ierror) {
+  *ierror = call("MPI_Info_create_env", MPI_Info_create_env, 0, nullptr, info);
+}
+void pmpi_info_create_env_(MPI_Fint* info, MPI_Fint* ierror) {
+  *ierror = call("MPI_Info_create_env", PMPI_Info_create_env, 0, nullptr, info);
+}
+GRIDMPI_FORTRAN_ALIASES(info_create_env)
+
+// ---- MPI_REGISTER_DATAREP (MPI-IO) -----------------------------------------
+// Fortran conversion callbacks take every argument by reference and have an
+// IERROR; no trampolines exist yet, so Fortran programs get
+// MPI_ERR_UNSUPPORTED_OPERATION (through MPI_FILE_NULL's error handler, as
+// the C function reports its errors).  C programs can register data
+// representations (core/file.cpp).
+namespace {
+int fortran_register_datarep(int (*call_errhandler)(MPI_File, int)) {
+  if (call_errhandler) call_errhandler(MPI_FILE_NULL, MPI_ERR_UNSUPPORTED_OPERATION);
+  return MPI_ERR_UNSUPPORTED_OPERATION;
+}
+}  // namespace
+void mpi_register_datarep_(const char*, void*, void*, void*, void*, MPI_Fint* ierror, std::size_t) {
+  *ierror = fortran_register_datarep(MPI_File_call_errhandler);
+}
+void pmpi_register_datarep_(const char*, void*, void*, void*, void*, MPI_Fint* ierror, std::size_t) {
+  *ierror = fortran_register_datarep(PMPI_File_call_errhandler);
+}
+GRIDMPI_FORTRAN_ALIASES(register_datarep)
 
 // ---- MPI_SIZEOF (MPI-3.1 17.1.9) -----------------------------------------
 // A generic of the `mpi` module (mpi.f90): one specific per type and kind,

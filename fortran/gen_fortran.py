@@ -51,6 +51,9 @@ HANDWRITTEN = {
     "Win_create_keyval": "Fortran copy/delete callbacks take every argument by reference",
     "Grequest_start": "Fortran query/free/cancel callbacks take every argument by reference",
     "Buffer_detach": "the buffer address cannot be returned through a Fortran choice argument",
+    "Register_datarep": "Fortran conversion callbacks take every argument by reference",
+    "Info_get_string": "BUFLEN counts characters without a terminator in Fortran",
+    "Info_create_env": "no argc/argv in Fortran",
 }
 
 # C-only functions: no Fortran binding exists in the standard.
@@ -168,7 +171,9 @@ def parse_decls(text):
 
 
 def parse_constants(text):
-    """Integer #defines of mpi.h, in order: [(name, value)]."""
+    """Integer #defines of mpi.h, in order: [(name, value)].  A constant cast to
+    a wide type (MPI_DISPLACEMENT_CURRENT is an MPI_Offset) is listed as
+    (name, value, kind parameter)."""
     consts = []
     known = {}
     for line in text.splitlines():
@@ -178,8 +183,12 @@ def parse_constants(text):
         name, value = m.group(1), m.group(2).strip()
         v = None
         mm = re.match(r"^\(\((MPI_\w+)\)\s*(-?\d+)\)$", value)
+        wide_kind = None
         if mm:
             v = int(mm.group(2))
+            for kind, ctype in KINDS.items():
+                if ctype == mm.group(1) and ctype in WIDE_TYPES:
+                    wide_kind = kind
         elif re.match(r"^\(?-?\d+\)?$", value):
             v = int(value.strip("()"))
         elif value in known:
@@ -187,7 +196,7 @@ def parse_constants(text):
         if v is None:
             continue  # pointers, strings, function aliases: not Fortran constants
         known[name] = v
-        consts.append((name, v))
+        consts.append((name, v, wide_kind) if wide_kind else (name, v))
     return consts
 
 
@@ -439,13 +448,16 @@ def fortran_line(text):
 
 
 def write_mpif(path, header_path, text, status_size, status_fields):
-    consts = parse_constants(text)
+    allconsts = parse_constants(text)
+    consts = [c for c in allconsts if len(c) == 2]
+    # Wide constants (INTEGER(KIND=MPI_OFFSET_KIND)...) come after the kinds.
+    wide = [c for c in allconsts if len(c) == 3]
     extra = [("MPI_STATUS_SIZE", status_size)]
     extra += [(f, i) for f, i in sorted(status_fields.items(), key=lambda kv: kv[1]) if f.startswith("MPI_")]
     extra += [(k, C_SIZES[v]) for k, v in KINDS.items()]
     allc = consts + extra
     seen = {}
-    for name, _ in allc:
+    for name in [c[0] for c in allc + wide]:
         key = name.upper()
         if key in seen:
             raise GenError("mpif.h: %s and %s are the same Fortran name" % (seen[key], name))
@@ -458,6 +470,9 @@ def write_mpif(path, header_path, text, status_size, status_fields):
     w("!")
     for name, value in allc:
         w(fortran_line("INTEGER %s" % name))
+        w(fortran_line("PARAMETER (%s=%d)" % (name, value)))
+    for name, value, kind in wide:
+        w(fortran_line("INTEGER(KIND=%s) %s" % (kind, name)))
         w(fortran_line("PARAMETER (%s=%d)" % (name, value)))
     w("! sentinels: the library recognises these variables by address")
     for decl, block, _ in SENTINELS:

@@ -136,7 +136,9 @@ typedef struct MPI_Status {
 #define MPI_CXX_FLOAT_COMPLEX ((MPI_Datatype)62)
 #define MPI_CXX_DOUBLE_COMPLEX ((MPI_Datatype)63)
 #define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)64)
-#define GRIDMPI_PREDEFINED_DATATYPE_COUNT 65 /* handles below this are predefined */
+/* Fortran INTEGER(KIND=16) (gfortran), a 128-bit two's complement integer */
+#define MPI_INTEGER16 ((MPI_Datatype)65)
+#define GRIDMPI_PREDEFINED_DATATYPE_COUNT 66 /* handles below this are predefined */
 
 /* ---- predefined reduction operations ---------------------------------- */
 #define MPI_MAX ((MPI_Op)1)
@@ -376,6 +378,27 @@ int MPI_WIN_NULL_DELETE_FN(MPI_Win, int, void *, void *);
 typedef MPI_Win_errhandler_function MPI_Win_errhandler_fn;
 /* ---- end of one-sided constants ---- */
 
+/* ---- MPI-IO (MPI-3.1 chapter 13): constants ---------------------------- */
+#define MPI_MODE_CREATE 1
+#define MPI_MODE_RDONLY 2
+#define MPI_MODE_WRONLY 4
+#define MPI_MODE_RDWR 8
+#define MPI_MODE_DELETE_ON_CLOSE 16
+#define MPI_MODE_UNIQUE_OPEN 32
+#define MPI_MODE_EXCL 64
+#define MPI_MODE_APPEND 128
+#define MPI_MODE_SEQUENTIAL 256
+#define MPI_SEEK_SET 600
+#define MPI_SEEK_CUR 602
+#define MPI_SEEK_END 604
+#define MPI_DISPLACEMENT_CURRENT ((MPI_Offset)-54278278)
+typedef MPI_File_errhandler_function MPI_File_errhandler_fn;
+typedef int MPI_Datarep_conversion_function(void *userbuf, MPI_Datatype datatype, int count, void *filebuf,
+                                            MPI_Offset position, void *extra_state);
+typedef int MPI_Datarep_extent_function(MPI_Datatype datatype, MPI_Aint *file_extent, void *extra_state);
+#define MPI_CONVERSION_FN_NULL ((MPI_Datarep_conversion_function *)0)
+/* ---- end of MPI-IO constants ---- */
+
 /* ---- functions: every one has a PMPI_ twin --------------------------- */
 #define GRIDMPI_DECL(ret, name, args) ret MPI_##name args; ret PMPI_##name args;
 
@@ -432,6 +455,8 @@ GRIDMPI_DECL(int, Start, (MPI_Request *request))
 GRIDMPI_DECL(int, Startall, (int count, MPI_Request array_of_requests[]))
 GRIDMPI_DECL(int, Sendrecv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status))
 GRIDMPI_DECL(int, Sendrecv_replace, (void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status))
+GRIDMPI_DECL(int, Isendrecv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request))
+GRIDMPI_DECL(int, Isendrecv_replace, (void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request))
 GRIDMPI_DECL(int, Buffer_attach, (void *buffer, int size))
 GRIDMPI_DECL(int, Buffer_detach, (void *buffer_addr, int *size))
 GRIDMPI_DECL(int, Probe, (int source, int tag, MPI_Comm comm, MPI_Status *status))
@@ -579,6 +604,9 @@ GRIDMPI_DECL(int, Info_get_nthkey, (MPI_Info info, int n, char *key))
 GRIDMPI_DECL(int, Info_delete, (MPI_Info info, const char *key))
 GRIDMPI_DECL(int, Info_dup, (MPI_Info info, MPI_Info *newinfo))
 GRIDMPI_DECL(int, Info_free, (MPI_Info *info))
+/* MPI-4.0 */
+GRIDMPI_DECL(int, Info_get_string, (MPI_Info info, const char *key, int *buflen, char *value, int *flag))
+GRIDMPI_DECL(int, Info_create_env, (int argc, char *argv[], MPI_Info *info))
 
 /* blocking collectives */
 GRIDMPI_DECL(int, Barrier, (MPI_Comm comm))
@@ -722,6 +750,71 @@ GRIDMPI_DECL(int, Win_call_errhandler, (MPI_Win win, int errorcode))
 GRIDMPI_DECL(MPI_Fint, Win_c2f, (MPI_Win win))
 GRIDMPI_DECL(MPI_Win, Win_f2c, (MPI_Fint win))
 /* ---- end of one-sided communication ---- */
+
+/* ---- MPI-IO (MPI-3.1 chapter 13) ---- */
+GRIDMPI_DECL(int, File_open, (MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh))
+GRIDMPI_DECL(int, File_close, (MPI_File *fh))
+GRIDMPI_DECL(int, File_delete, (const char *filename, MPI_Info info))
+GRIDMPI_DECL(int, File_set_size, (MPI_File fh, MPI_Offset size))
+GRIDMPI_DECL(int, File_preallocate, (MPI_File fh, MPI_Offset size))
+GRIDMPI_DECL(int, File_get_size, (MPI_File fh, MPI_Offset *size))
+GRIDMPI_DECL(int, File_get_group, (MPI_File fh, MPI_Group *group))
+GRIDMPI_DECL(int, File_get_amode, (MPI_File fh, int *amode))
+GRIDMPI_DECL(int, File_set_info, (MPI_File fh, MPI_Info info))
+GRIDMPI_DECL(int, File_get_info, (MPI_File fh, MPI_Info *info_used))
+GRIDMPI_DECL(int, File_set_view, (MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info))
+GRIDMPI_DECL(int, File_get_view, (MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype, char *datarep))
+GRIDMPI_DECL(int, File_read_at, (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+GRIDMPI_DECL(int, File_read_at_all, (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+GRIDMPI_DECL(int, File_write_at, (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+GRIDMPI_DECL(int, File_write_at_all, (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+GRIDMPI_DECL(int, File_iread_at, (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+GRIDMPI_DECL(int, File_iwrite_at, (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+GRIDMPI_DECL(int, File_iread_at_all, (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+GRIDMPI_DECL(int, File_iwrite_at_all, (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+GRIDMPI_DECL(int, File_read, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+GRIDMPI_DECL(int, File_read_all, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+GRIDMPI_DECL(int, File_write, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+GRIDMPI_DECL(int, File_write_all, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+GRIDMPI_DECL(int, File_iread, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+GRIDMPI_DECL(int, File_iwrite, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+GRIDMPI_DECL(int, File_iread_all, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+GRIDMPI_DECL(int, File_iwrite_all, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+GRIDMPI_DECL(int, File_seek, (MPI_File fh, MPI_Offset offset, int whence))
+GRIDMPI_DECL(int, File_get_position, (MPI_File fh, MPI_Offset *offset))
+GRIDMPI_DECL(int, File_get_byte_offset, (MPI_File fh, MPI_Offset offset, MPI_Offset *disp))
+GRIDMPI_DECL(int, File_read_shared, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+GRIDMPI_DECL(int, File_write_shared, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+GRIDMPI_DECL(int, File_iread_shared, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+GRIDMPI_DECL(int, File_iwrite_shared, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+GRIDMPI_DECL(int, File_read_ordered, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+GRIDMPI_DECL(int, File_write_ordered, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+GRIDMPI_DECL(int, File_seek_shared, (MPI_File fh, MPI_Offset offset, int whence))
+GRIDMPI_DECL(int, File_get_position_shared, (MPI_File fh, MPI_Offset *offset))
+GRIDMPI_DECL(int, File_read_at_all_begin, (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype))
+GRIDMPI_DECL(int, File_read_at_all_end, (MPI_File fh, void *buf, MPI_Status *status))
+GRIDMPI_DECL(int, File_write_at_all_begin, (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype))
+GRIDMPI_DECL(int, File_write_at_all_end, (MPI_File fh, const void *buf, MPI_Status *status))
+GRIDMPI_DECL(int, File_read_all_begin, (MPI_File fh, void *buf, int count, MPI_Datatype datatype))
+GRIDMPI_DECL(int, File_read_all_end, (MPI_File fh, void *buf, MPI_Status *status))
+GRIDMPI_DECL(int, File_write_all_begin, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype))
+GRIDMPI_DECL(int, File_write_all_end, (MPI_File fh, const void *buf, MPI_Status *status))
+GRIDMPI_DECL(int, File_read_ordered_begin, (MPI_File fh, void *buf, int count, MPI_Datatype datatype))
+GRIDMPI_DECL(int, File_read_ordered_end, (MPI_File fh, void *buf, MPI_Status *status))
+GRIDMPI_DECL(int, File_write_ordered_begin, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype))
+GRIDMPI_DECL(int, File_write_ordered_end, (MPI_File fh, const void *buf, MPI_Status *status))
+GRIDMPI_DECL(int, File_get_type_extent, (MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent))
+GRIDMPI_DECL(int, Register_datarep, (const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state))
+GRIDMPI_DECL(int, File_set_atomicity, (MPI_File fh, int flag))
+GRIDMPI_DECL(int, File_get_atomicity, (MPI_File fh, int *flag))
+GRIDMPI_DECL(int, File_sync, (MPI_File fh))
+GRIDMPI_DECL(int, File_create_errhandler, (MPI_File_errhandler_function *file_errhandler_fn, MPI_Errhandler *errhandler))
+GRIDMPI_DECL(int, File_set_errhandler, (MPI_File file, MPI_Errhandler errhandler))
+GRIDMPI_DECL(int, File_get_errhandler, (MPI_File file, MPI_Errhandler *errhandler))
+GRIDMPI_DECL(int, File_call_errhandler, (MPI_File fh, int errorcode))
+GRIDMPI_DECL(MPI_Fint, File_c2f, (MPI_File file))
+GRIDMPI_DECL(MPI_File, File_f2c, (MPI_Fint file))
+/* ---- end of MPI-IO ---- */
 
 #undef GRIDMPI_DECL
 

@@ -1,4 +1,7 @@
-// C API: info objects (MPI-3.1 chapter 9).
+// C API: info objects (MPI-3.1 chapter 9, MPI-4.0 chapter 10).  As MPI-4.0
+// allows, every info function also works before MPI_Init and after
+// MPI_Finalize (errors then go to the default handler, MPI_ERRORS_ARE_FATAL).
+#include <algorithm>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -30,7 +33,6 @@ MPI_Info store(std::unique_ptr<Info> obj) {
 
 extern "C" int PMPI_Info_create(MPI_Info* info_out) {
   return api_call(MPI_COMM_WORLD, "MPI_Info_create", [&] {
-    require_initialized("MPI_Info_create");
     require(info_out != nullptr, MPI_ERR_ARG, "info is a null pointer");
     *info_out = store(std::make_unique<Info>());
   });
@@ -39,7 +41,6 @@ GRIDMPI_WEAK(Info_create)
 
 extern "C" int PMPI_Info_set(MPI_Info handle, const char* key, const char* value) {
   return api_call(MPI_COMM_WORLD, "MPI_Info_set", [&] {
-    require_initialized("MPI_Info_set");
     Info& i = info(handle);
     std::string k = checked_key(key);
     require(value != nullptr, MPI_ERR_INFO_VALUE, "info value is a null pointer");
@@ -54,7 +55,6 @@ GRIDMPI_WEAK(Info_set)
 
 extern "C" int PMPI_Info_get(MPI_Info handle, const char* key, int valuelen, char* value, int* flag) {
   return api_call(MPI_COMM_WORLD, "MPI_Info_get", [&] {
-    require_initialized("MPI_Info_get");
     Info& i = info(handle);
     std::string k = checked_key(key);
     require(flag != nullptr, MPI_ERR_ARG, "flag is a null pointer");
@@ -71,9 +71,43 @@ extern "C" int PMPI_Info_get(MPI_Info handle, const char* key, int valuelen, cha
 }
 GRIDMPI_WEAK(Info_get)
 
+// MPI-4.0: *buflen is the size of value (terminating null included) on
+// input and the size the whole value needs on output; the value is cut to
+// fit, always null-terminated when *buflen > 0.  A missing key leaves both
+// alone.
+extern "C" int PMPI_Info_get_string(MPI_Info handle, const char* key, int* buflen, char* value, int* flag) {
+  return api_call(MPI_COMM_WORLD, "MPI_Info_get_string", [&] {
+    Info& i = info(handle);
+    std::string k = checked_key(key);
+    require(buflen != nullptr && flag != nullptr, MPI_ERR_ARG, "buflen or flag is a null pointer");
+    if (*buflen < 0) throw MpiError(MPI_ERR_ARG, fmt::format("negative buflen {}", *buflen));
+    auto v = i.get(k);
+    *flag = v.has_value();
+    if (!v) return;
+    if (*buflen > 0) {
+      require(value != nullptr, MPI_ERR_ARG, "value is a null pointer");
+      size_t n = std::min(v->size(), static_cast<size_t>(*buflen) - 1);
+      std::memcpy(value, v->data(), n);
+      value[n] = '\0';
+    }
+    *buflen = static_cast<int>(v->size()) + 1;
+  });
+}
+GRIDMPI_WEAK(Info_get_string)
+
+extern "C" int PMPI_Info_create_env(int argc, char* argv[], MPI_Info* info_out) {
+  return api_call(MPI_COMM_WORLD, "MPI_Info_create_env", [&] {
+    require(info_out != nullptr, MPI_ERR_ARG, "info is a null pointer");
+    if (argc < 0) throw MpiError(MPI_ERR_ARG, fmt::format("negative argc {}", argc));
+    auto obj = std::make_unique<Info>();
+    obj->entries = startup_info(argc, argv);
+    *info_out = store(std::move(obj));
+  });
+}
+GRIDMPI_WEAK(Info_create_env)
+
 extern "C" int PMPI_Info_get_valuelen(MPI_Info handle, const char* key, int* valuelen, int* flag) {
   return api_call(MPI_COMM_WORLD, "MPI_Info_get_valuelen", [&] {
-    require_initialized("MPI_Info_get_valuelen");
     Info& i = info(handle);
     std::string k = checked_key(key);
     require(valuelen != nullptr && flag != nullptr, MPI_ERR_ARG, "valuelen or flag is a null pointer");
@@ -86,7 +120,6 @@ GRIDMPI_WEAK(Info_get_valuelen)
 
 extern "C" int PMPI_Info_get_nkeys(MPI_Info handle, int* nkeys) {
   return api_call(MPI_COMM_WORLD, "MPI_Info_get_nkeys", [&] {
-    require_initialized("MPI_Info_get_nkeys");
     require(nkeys != nullptr, MPI_ERR_ARG, "nkeys is a null pointer");
     *nkeys = static_cast<int>(info(handle).entries.size());
   });
@@ -95,7 +128,6 @@ GRIDMPI_WEAK(Info_get_nkeys)
 
 extern "C" int PMPI_Info_get_nthkey(MPI_Info handle, int n, char* key) {
   return api_call(MPI_COMM_WORLD, "MPI_Info_get_nthkey", [&] {
-    require_initialized("MPI_Info_get_nthkey");
     Info& i = info(handle);
     require(key != nullptr, MPI_ERR_ARG, "key is a null pointer");
     if (n < 0 || n >= static_cast<int>(i.entries.size()))
@@ -109,7 +141,6 @@ GRIDMPI_WEAK(Info_get_nthkey)
 
 extern "C" int PMPI_Info_delete(MPI_Info handle, const char* key) {
   return api_call(MPI_COMM_WORLD, "MPI_Info_delete", [&] {
-    require_initialized("MPI_Info_delete");
     Info& i = info(handle);
     i.erase(checked_key(key));
   });
@@ -118,7 +149,6 @@ GRIDMPI_WEAK(Info_delete)
 
 extern "C" int PMPI_Info_dup(MPI_Info handle, MPI_Info* newinfo) {
   return api_call(MPI_COMM_WORLD, "MPI_Info_dup", [&] {
-    require_initialized("MPI_Info_dup");
     require(newinfo != nullptr, MPI_ERR_ARG, "newinfo is a null pointer");
     auto copy = std::make_unique<Info>(info(handle));
     *newinfo = store(std::move(copy));
@@ -128,7 +158,6 @@ GRIDMPI_WEAK(Info_dup)
 
 extern "C" int PMPI_Info_free(MPI_Info* handle) {
   return api_call(MPI_COMM_WORLD, "MPI_Info_free", [&] {
-    require_initialized("MPI_Info_free");
     require(handle != nullptr, MPI_ERR_ARG, "info is a null pointer");
     info(*handle);
     if (*handle == MPI_INFO_ENV) throw MpiError(MPI_ERR_INFO, "MPI_INFO_ENV cannot be freed");

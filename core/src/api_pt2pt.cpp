@@ -7,6 +7,9 @@
 #include <climits>
 #include <cstring>
 #include <fmt/format.h>
+#include <memory>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "core/api.hpp"
@@ -194,6 +197,104 @@ extern "C" int PMPI_Startall(int count, MPI_Request array_of_requests[]) {
 }
 GRIDMPI_WEAK(Startall)
 
+namespace {
+
+// The send and receive halves of a Sendrecv; the receive is posted first, so
+// that a large message to oneself finds it.
+std::pair<Request*, Request*> start_sendrecv(core::Comm& c, const void* sendbuf, int sendcount,
+                                             MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
+                                             int recvcount, MPI_Datatype recvtype, int source, int recvtag) {
+  auto& engine = pt2pt::engine();
+  Request* rr = engine.irecv(recvbuf, recvcount, recvtype, source, recvtag, c, c.context_id);
+  try {
+    return {engine.isend(sendbuf, sendcount, sendtype, dest, sendtag, c, c.context_id, SendMode::standard), rr};
+  } catch (...) {
+    if (engine.cancel(rr)) engine.release(rr);
+    throw;
+  }
+}
+
+// Sendrecv_replace: the incoming message lands in a staging buffer laid out
+// like buf (so that the receive converts it, e.g. from another cluster's
+// external32), and the outgoing one can still be read from buf until it has
+// left; copy_back() then moves the received part into buf.
+struct ReplaceStaging {
+  std::vector<std::byte> bytes;
+  std::byte* base = nullptr;  // where the staging copy of buf starts
+
+  ReplaceStaging(const core::Datatype& type, int count, const char* function) {
+    const std::size_t total = static_cast<std::size_t>(count) * type.size;
+    if (total > static_cast<std::size_t>(INT_MAX))
+      throw MpiError(MPI_ERR_COUNT, fmt::format("{} bytes are too many for {}", total, function));
+    MPI_Aint lo = 0, hi = 0;
+    if (count > 0) {
+      MPI_Aint last = static_cast<MPI_Aint>(count - 1) * type.extent();
+      lo = std::min(type.true_lb, last + type.true_lb);
+      hi = std::max(type.true_ub, last + type.true_ub);
+    }
+    bytes.resize(static_cast<std::size_t>(hi - lo));
+    base = bytes.data() - lo;
+  }
+
+  void copy_back(const core::Datatype& type, int count, std::size_t received, void* buf) const {
+    if (received == 0) return;
+    if (type.contiguous) {
+      std::memcpy(static_cast<std::byte*>(buf) + type.true_lb, base + type.true_lb, received);
+    } else {
+      std::vector<std::byte> packed(received);
+      type.pack_range(base, static_cast<std::size_t>(count), 0, packed);
+      type.unpack_range(packed, static_cast<std::size_t>(count), 0, buf);
+    }
+  }
+};
+
+// MPI_Isendrecv / MPI_Isendrecv_replace (MPI-4.0 3.10): one request over a
+// send and a receive, complete when both are; its status is the receive's.
+// Progress polls it (Engine::adopt); the halves are released when it
+// completes, also when the user freed it before.
+struct SendrecvRequest : Request {
+  Request* send = nullptr;
+  Request* recv = nullptr;
+  // _replace only: the staging buffer and where to copy it back.
+  std::unique_ptr<ReplaceStaging> staging;
+  void* replace_buf = nullptr;
+  int replace_count = 0;
+  MPI_Datatype replace_type = MPI_DATATYPE_NULL;
+
+  bool poll_halves() {
+    if (!send->complete || !recv->complete) return false;
+    auto& engine = pt2pt::engine();
+    status = recv->status;
+    error = recv->error != MPI_SUCCESS ? recv->error : send->error;
+    if (staging && recv->error == MPI_SUCCESS && !recv->cancelled) {
+      // The receive still holds the datatype, even if the user freed it.
+      staging->copy_back(core::datatype(replace_type), replace_count,
+                         static_cast<std::size_t>(recv->status.gridmpi_count), replace_buf);
+    }
+    cancelled = recv->cancelled;
+    engine.release(send);
+    engine.release(recv);
+    send = recv = nullptr;
+    staging.reset();
+    return true;
+  }
+};
+
+MPI_Request start_isendrecv(core::Comm& c, MPI_Comm comm, std::unique_ptr<SendrecvRequest> owned,
+                            const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                            void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag) {
+  SendrecvRequest* r = owned.get();
+  r->kind = gridmpi::request::RequestKind::recv;
+  r->comm = comm;
+  std::tie(r->send, r->recv) = start_sendrecv(c, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
+                                              recvcount, recvtype, source, recvtag);
+  r->complete = r->poll_halves();
+  if (!r->complete) r->poll = [r] { return r->poll_halves(); };
+  return pt2pt::engine().adopt(std::move(owned))->handle;
+}
+
+}  // namespace
+
 extern "C" int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
                              void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
                              MPI_Comm comm, MPI_Status* status) {
@@ -202,15 +303,8 @@ extern "C" int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype se
     core::Comm& c = pt2pt::check_send(sendbuf, sendcount, sendtype, dest, sendtag, comm);
     pt2pt::check_recv(recvbuf, recvcount, recvtype, source, recvtag, comm);
     auto& engine = pt2pt::engine();
-    // The receive first: a large message to oneself then finds it posted.
-    Request* rr = engine.irecv(recvbuf, recvcount, recvtype, source, recvtag, c, c.context_id);
-    Request* sr = nullptr;
-    try {
-      sr = engine.isend(sendbuf, sendcount, sendtype, dest, sendtag, c, c.context_id, SendMode::standard);
-    } catch (...) {
-      if (engine.cancel(rr)) engine.release(rr);
-      throw;
-    }
+    auto [sr, rr] = start_sendrecv(c, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+                                   source, recvtag);
     engine.wait_until([&] { return rr->complete && sr->complete; });
     pt2pt::release_checked(engine, sr, nullptr);
     pt2pt::release_checked(engine, rr, status);
@@ -225,46 +319,52 @@ extern "C" int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype
     core::Comm& c = pt2pt::check_send(buf, count, datatype, dest, sendtag, comm);
     pt2pt::check_recv(buf, count, datatype, source, recvtag, comm);
     const core::Datatype& type = core::committed_datatype(datatype);
-    const std::size_t bytes = static_cast<std::size_t>(count) * type.size;
-    if (bytes > static_cast<std::size_t>(INT_MAX))
-      throw MpiError(MPI_ERR_COUNT, fmt::format("{} bytes are too many for MPI_Sendrecv_replace", bytes));
-    // The incoming message lands in a staging buffer laid out like buf (so
-    // that the receive converts it, e.g. from another cluster's external32),
-    // and the outgoing one can still be read from buf until it has left.
-    MPI_Aint lo = 0, hi = 0;
-    if (count > 0) {
-      MPI_Aint last = static_cast<MPI_Aint>(count - 1) * type.extent();
-      lo = std::min(type.true_lb, last + type.true_lb);
-      hi = std::max(type.true_ub, last + type.true_ub);
-    }
-    std::vector<std::byte> staging(static_cast<std::size_t>(hi - lo));
-    std::byte* base = staging.data() - lo;
+    ReplaceStaging staging(type, count, "MPI_Sendrecv_replace");
     auto& engine = pt2pt::engine();
-    Request* rr = engine.irecv(base, count, datatype, source, recvtag, c, c.context_id);
-    Request* sr = nullptr;
-    try {
-      sr = engine.isend(buf, count, datatype, dest, sendtag, c, c.context_id, SendMode::standard);
-    } catch (...) {
-      if (engine.cancel(rr)) engine.release(rr);
-      throw;
-    }
+    auto [sr, rr] = start_sendrecv(c, buf, count, datatype, dest, sendtag, staging.base, count, datatype, source,
+                                   recvtag);
     engine.wait_until([&] { return rr->complete && sr->complete; });
     pt2pt::release_checked(engine, sr, nullptr);
-    const std::size_t received = static_cast<std::size_t>(rr->status.gridmpi_count);
-    const int error = rr->error;
-    if (error == MPI_SUCCESS && received > 0) {
-      if (type.contiguous) {
-        std::memcpy(static_cast<std::byte*>(buf) + type.true_lb, base + type.true_lb, received);
-      } else {
-        std::vector<std::byte> packed(received);
-        type.pack_range(base, static_cast<std::size_t>(count), 0, packed);
-        type.unpack_range(packed, static_cast<std::size_t>(count), 0, buf);
-      }
-    }
+    if (rr->error == MPI_SUCCESS)
+      staging.copy_back(type, count, static_cast<std::size_t>(rr->status.gridmpi_count), buf);
     pt2pt::release_checked(engine, rr, status);
   });
 }
 GRIDMPI_WEAK(Sendrecv_replace)
+
+extern "C" int PMPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                              void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                              MPI_Comm comm, MPI_Request* request) {
+  return api_call(comm, "MPI_Isendrecv", [&] {
+    core::require_initialized("MPI_Isendrecv");
+    gridmpi::require(request != nullptr, MPI_ERR_ARG, "request argument is NULL");
+    core::Comm& c = pt2pt::check_send(sendbuf, sendcount, sendtype, dest, sendtag, comm);
+    pt2pt::check_recv(recvbuf, recvcount, recvtype, source, recvtag, comm);
+    *request = start_isendrecv(c, comm, std::make_unique<SendrecvRequest>(), sendbuf, sendcount, sendtype, dest,
+                               sendtag, recvbuf, recvcount, recvtype, source, recvtag);
+  });
+}
+GRIDMPI_WEAK(Isendrecv)
+
+extern "C" int PMPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                                      int source, int recvtag, MPI_Comm comm, MPI_Request* request) {
+  return api_call(comm, "MPI_Isendrecv_replace", [&] {
+    core::require_initialized("MPI_Isendrecv_replace");
+    gridmpi::require(request != nullptr, MPI_ERR_ARG, "request argument is NULL");
+    core::Comm& c = pt2pt::check_send(buf, count, datatype, dest, sendtag, comm);
+    pt2pt::check_recv(buf, count, datatype, source, recvtag, comm);
+    auto r = std::make_unique<SendrecvRequest>();
+    r->staging = std::make_unique<ReplaceStaging>(core::committed_datatype(datatype), count,
+                                                  "MPI_Isendrecv_replace");
+    r->replace_buf = buf;
+    r->replace_count = count;
+    r->replace_type = datatype;
+    std::byte* staged = r->staging->base;
+    *request = start_isendrecv(c, comm, std::move(r), buf, count, datatype, dest, sendtag, staged, count,
+                               datatype, source, recvtag);
+  });
+}
+GRIDMPI_WEAK(Isendrecv_replace)
 
 extern "C" int PMPI_Buffer_attach(void* buffer, int size) {
   return api_call(MPI_COMM_WORLD, "MPI_Buffer_attach", [&] {

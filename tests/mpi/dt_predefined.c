@@ -176,5 +176,37 @@ int main(int argc, char **argv)
                        MPI_STATUS_IGNORE));
         CHECK_INT("MPI_LONG_LONG sent, MPI_LONG_LONG_INT received", -123456789012345LL - partner, r);
     }
+#ifdef __SIZEOF_INT128__
+    /* MPI_INTEGER16 (Fortran INTEGER(KIND=16), usable from C): its name and
+     * size, an exchange, a sum that carries past 64 bits, and
+     * MPI_Type_match_size.  An MPI without it has MPI_DATATYPE_NULL. */
+    if (MPI_INTEGER16 != MPI_DATATYPE_NULL) {
+        __extension__ typedef __int128 i128;
+        i128 s[3], r[3], sum[3], expect_sum;
+        char name[MPI_MAX_OBJECT_NAME];
+        int len = 0, i;
+        MPI_Datatype matched = MPI_DATATYPE_NULL;
+        check_size_extent("MPI_INTEGER16", MPI_INTEGER16, 16, 16);
+        E(MPI_Type_get_name(MPI_INTEGER16, name, &len));
+        CHECK_STR("MPI_Type_get_name(MPI_INTEGER16)", "MPI_INTEGER16", name);
+        for (i = 0; i < 3; ++i)
+            s[i] = ((i128)(mt_rank + 1) << 70) - (i128)(i + 1) * 0x123456789abcdefLL;
+        exchange(s, r, 3, MPI_INTEGER16, tag++);
+        for (i = 0; i < 3; ++i)
+            CHECK(r[i] == ((i128)(partner + 1) << 70) - (i128)(i + 1) * 0x123456789abcdefLL,
+                  "MPI_INTEGER16 exchange: element %d wrong", i);
+        /* Each rank adds 2^63 + rank: the total needs more than 64 bits. */
+        for (i = 0; i < 3; ++i)
+            s[i] = ((i128)1 << 63) + mt_rank - i;
+        E(MPI_Allreduce(s, sum, 3, MPI_INTEGER16, MPI_SUM, MPI_COMM_WORLD));
+        for (i = 0; i < 3; ++i) {
+            expect_sum = ((i128)mt_size << 63) + (i128)mt_size * (mt_size - 1) / 2 - (i128)mt_size * i;
+            CHECK(sum[i] == expect_sum, "MPI_INTEGER16 MPI_SUM: element %d wrong (high word %lld, expected %lld)",
+                  i, (long long)(sum[i] >> 64), (long long)(expect_sum >> 64));
+        }
+        E(MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 16, &matched));
+        CHECK(matched == MPI_INTEGER16, "MPI_Type_match_size(INTEGER, 16) is not MPI_INTEGER16");
+    }
+#endif
     return mt_finish();
 }
