@@ -27,7 +27,7 @@ struct ClassText {
   const char* text;
 };
 
-// Index = error class.  Codes 59..62 are unused and MPI_ERR_LASTCODE closes the range.
+// Index = error class (58..73: the MPI_T return codes); MPI_ERR_LASTCODE closes the range.
 constexpr std::array<ClassText, MPI_ERR_LASTCODE + 1> builtin_classes = {{
     {"MPI_SUCCESS", "no error"},
     {"MPI_ERR_BUFFER", "invalid buffer pointer"},
@@ -88,10 +88,21 @@ constexpr std::array<ClassText, MPI_ERR_LASTCODE + 1> builtin_classes = {{
     {"MPI_ERR_RMA_SHARED", "memory cannot be shared"},
     {"MPI_ERR_RMA_FLAVOR", "passed window has the wrong flavor for the called function"},
     {"MPI_T_ERR_INVALID_HANDLE", "invalid tool information interface handle"},
-    {"GRIDMPI_ERR_UNUSED_59", "unused error code"},
-    {"GRIDMPI_ERR_UNUSED_60", "unused error code"},
-    {"GRIDMPI_ERR_UNUSED_61", "unused error code"},
-    {"GRIDMPI_ERR_UNUSED_62", "unused error code"},
+    {"MPI_T_ERR_MEMORY", "tool information interface: out of memory"},
+    {"MPI_T_ERR_NOT_INITIALIZED", "tool information interface not initialized (MPI_T_init_thread)"},
+    {"MPI_T_ERR_CANNOT_INIT", "tool information interface cannot be initialized"},
+    {"MPI_T_ERR_INVALID_INDEX", "invalid tool information interface index"},
+    {"MPI_T_ERR_INVALID_ITEM", "invalid item index of an MPI_T enumeration"},
+    {"MPI_T_ERR_OUT_OF_HANDLES", "no more tool information interface handles"},
+    {"MPI_T_ERR_OUT_OF_SESSIONS", "no more performance variable sessions"},
+    {"MPI_T_ERR_INVALID_SESSION", "invalid performance variable session"},
+    {"MPI_T_ERR_CVAR_SET_NOT_NOW", "control variable cannot be set now"},
+    {"MPI_T_ERR_CVAR_SET_NEVER", "control variable can never be set (read once at start-up)"},
+    {"MPI_T_ERR_PVAR_NO_STARTSTOP", "performance variable cannot be started or stopped"},
+    {"MPI_T_ERR_PVAR_NO_WRITE", "performance variable cannot be written or reset"},
+    {"MPI_T_ERR_PVAR_NO_ATOMIC", "performance variable cannot be read and reset atomically"},
+    {"MPI_T_ERR_INVALID_NAME", "no tool information interface variable or category of that name"},
+    {"MPI_T_ERR_INVALID", "invalid use of the tool information interface"},
     {"MPI_ERR_LASTCODE", "last built-in error code"},
 }};
 

@@ -56,8 +56,10 @@ HANDWRITTEN = {
     "Info_create_env": "no argc/argv in Fortran",
 }
 
-# C-only functions: no Fortran binding exists in the standard.
-C_ONLY_PATTERN = re.compile(r"_(c2f|f2c)$")
+# C-only functions: no Fortran binding exists in the standard (the handle
+# conversions, and the tool information interface MPI_T_*, which MPI-3.1
+# defines for C only).
+C_ONLY_PATTERN = re.compile(r"^T_|_(c2f|f2c)$")
 
 # Argument names with a Fortran meaning beyond their C type.
 LOGICAL_IN = {"commute", "high", "reorder", "flag"}  # int by value that is LOGICAL in Fortran

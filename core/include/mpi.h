@@ -320,7 +320,24 @@ extern int mpi_fortran_weights_empty_[1];
 #define MPI_ERR_RMA_SHARED 56
 #define MPI_ERR_RMA_FLAVOR 57
 #define MPI_T_ERR_INVALID_HANDLE 58
-#define MPI_ERR_LASTCODE 63
+/* the tool information interface's return codes (core/mpit.cpp); MPI_T
+   functions return them and never call an error handler */
+#define MPI_T_ERR_MEMORY 59
+#define MPI_T_ERR_NOT_INITIALIZED 60
+#define MPI_T_ERR_CANNOT_INIT 61
+#define MPI_T_ERR_INVALID_INDEX 62
+#define MPI_T_ERR_INVALID_ITEM 63
+#define MPI_T_ERR_OUT_OF_HANDLES 64
+#define MPI_T_ERR_OUT_OF_SESSIONS 65
+#define MPI_T_ERR_INVALID_SESSION 66
+#define MPI_T_ERR_CVAR_SET_NOT_NOW 67
+#define MPI_T_ERR_CVAR_SET_NEVER 68
+#define MPI_T_ERR_PVAR_NO_STARTSTOP 69
+#define MPI_T_ERR_PVAR_NO_WRITE 70
+#define MPI_T_ERR_PVAR_NO_ATOMIC 71
+#define MPI_T_ERR_INVALID_NAME 72
+#define MPI_T_ERR_INVALID 73
+#define MPI_ERR_LASTCODE 74
 
 /* ---- callback types ---------------------------------------------------- */
 typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
@@ -398,6 +415,56 @@ typedef int MPI_Datarep_conversion_function(void *userbuf, MPI_Datatype datatype
 typedef int MPI_Datarep_extent_function(MPI_Datatype datatype, MPI_Aint *file_extent, void *extra_state);
 #define MPI_CONVERSION_FN_NULL ((MPI_Datarep_conversion_function *)0)
 /* ---- end of MPI-IO constants ---- */
+
+/* ---- tool information interface (MPI-3.1 chapter 14): constants ------ */
+typedef struct gridmpi_T_enum_s *MPI_T_enum;
+typedef struct gridmpi_T_cvar_handle_s *MPI_T_cvar_handle;
+typedef struct gridmpi_T_pvar_handle_s *MPI_T_pvar_handle;
+typedef struct gridmpi_T_pvar_session_s *MPI_T_pvar_session;
+/* (void *) keeps these pointer constants out of mpif.h */
+#define MPI_T_ENUM_NULL ((MPI_T_enum)(void *)0)
+#define MPI_T_CVAR_HANDLE_NULL ((MPI_T_cvar_handle)(void *)0)
+#define MPI_T_PVAR_HANDLE_NULL ((MPI_T_pvar_handle)(void *)0)
+#define MPI_T_PVAR_SESSION_NULL ((MPI_T_pvar_session)(void *)0)
+#define MPI_T_PVAR_ALL_HANDLES ((MPI_T_pvar_handle)(void *)-1)
+#define MPI_T_VERBOSITY_USER_BASIC 221
+#define MPI_T_VERBOSITY_USER_DETAIL 222
+#define MPI_T_VERBOSITY_USER_ALL 223
+#define MPI_T_VERBOSITY_TUNER_BASIC 224
+#define MPI_T_VERBOSITY_TUNER_DETAIL 225
+#define MPI_T_VERBOSITY_TUNER_ALL 226
+#define MPI_T_VERBOSITY_MPIDEV_BASIC 227
+#define MPI_T_VERBOSITY_MPIDEV_DETAIL 228
+#define MPI_T_VERBOSITY_MPIDEV_ALL 229
+#define MPI_T_BIND_NO_OBJECT 0
+#define MPI_T_BIND_MPI_COMM 1
+#define MPI_T_BIND_MPI_DATATYPE 2
+#define MPI_T_BIND_MPI_ERRHANDLER 3
+#define MPI_T_BIND_MPI_FILE 4
+#define MPI_T_BIND_MPI_GROUP 5
+#define MPI_T_BIND_MPI_OP 6
+#define MPI_T_BIND_MPI_REQUEST 7
+#define MPI_T_BIND_MPI_WIN 8
+#define MPI_T_BIND_MPI_MESSAGE 9
+#define MPI_T_BIND_MPI_INFO 10
+#define MPI_T_SCOPE_CONSTANT 0
+#define MPI_T_SCOPE_READONLY 1
+#define MPI_T_SCOPE_LOCAL 2
+#define MPI_T_SCOPE_GROUP 3
+#define MPI_T_SCOPE_GROUP_EQ 4
+#define MPI_T_SCOPE_ALL 5
+#define MPI_T_SCOPE_ALL_EQ 6
+#define MPI_T_PVAR_CLASS_STATE 0
+#define MPI_T_PVAR_CLASS_LEVEL 1
+#define MPI_T_PVAR_CLASS_SIZE 2
+#define MPI_T_PVAR_CLASS_PERCENTAGE 3
+#define MPI_T_PVAR_CLASS_HIGHWATERMARK 4
+#define MPI_T_PVAR_CLASS_LOWWATERMARK 5
+#define MPI_T_PVAR_CLASS_COUNTER 6
+#define MPI_T_PVAR_CLASS_AGGREGATE 7
+#define MPI_T_PVAR_CLASS_TIMER 8
+#define MPI_T_PVAR_CLASS_GENERIC 9
+/* ---- end of tool information interface constants ---- */
 
 /* ---- functions: every one has a PMPI_ twin --------------------------- */
 #define GRIDMPI_DECL(ret, name, args) ret MPI_##name args; ret PMPI_##name args;
@@ -815,6 +882,40 @@ GRIDMPI_DECL(int, File_call_errhandler, (MPI_File fh, int errorcode))
 GRIDMPI_DECL(MPI_Fint, File_c2f, (MPI_File file))
 GRIDMPI_DECL(MPI_File, File_f2c, (MPI_Fint file))
 /* ---- end of MPI-IO ---- */
+
+/* tool information interface (MPI-3.1 chapter 14; C only, core/mpit.cpp) */
+GRIDMPI_DECL(int, T_init_thread, (int required, int *provided))
+GRIDMPI_DECL(int, T_finalize, (void))
+GRIDMPI_DECL(int, T_enum_get_info, (MPI_T_enum enumtype, int *num, char *name, int *name_len))
+GRIDMPI_DECL(int, T_enum_get_item, (MPI_T_enum enumtype, int index, int *value, char *name, int *name_len))
+GRIDMPI_DECL(int, T_cvar_get_num, (int *num_cvar))
+GRIDMPI_DECL(int, T_cvar_get_info, (int cvar_index, char *name, int *name_len, int *verbosity, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *scope))
+GRIDMPI_DECL(int, T_cvar_get_index, (const char *name, int *cvar_index))
+GRIDMPI_DECL(int, T_cvar_handle_alloc, (int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle, int *count))
+GRIDMPI_DECL(int, T_cvar_handle_free, (MPI_T_cvar_handle *handle))
+GRIDMPI_DECL(int, T_cvar_read, (MPI_T_cvar_handle handle, void *buf))
+GRIDMPI_DECL(int, T_cvar_write, (MPI_T_cvar_handle handle, const void *buf))
+GRIDMPI_DECL(int, T_pvar_get_num, (int *num_pvar))
+GRIDMPI_DECL(int, T_pvar_get_info, (int pvar_index, char *name, int *name_len, int *verbosity, int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *readonly, int *continuous, int *atomic))
+GRIDMPI_DECL(int, T_pvar_get_index, (const char *name, int var_class, int *pvar_index))
+GRIDMPI_DECL(int, T_pvar_session_create, (MPI_T_pvar_session *session))
+GRIDMPI_DECL(int, T_pvar_session_free, (MPI_T_pvar_session *session))
+GRIDMPI_DECL(int, T_pvar_handle_alloc, (MPI_T_pvar_session session, int pvar_index, void *obj_handle, MPI_T_pvar_handle *handle, int *count))
+GRIDMPI_DECL(int, T_pvar_handle_free, (MPI_T_pvar_session session, MPI_T_pvar_handle *handle))
+GRIDMPI_DECL(int, T_pvar_start, (MPI_T_pvar_session session, MPI_T_pvar_handle handle))
+GRIDMPI_DECL(int, T_pvar_stop, (MPI_T_pvar_session session, MPI_T_pvar_handle handle))
+GRIDMPI_DECL(int, T_pvar_read, (MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf))
+GRIDMPI_DECL(int, T_pvar_write, (MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf))
+GRIDMPI_DECL(int, T_pvar_reset, (MPI_T_pvar_session session, MPI_T_pvar_handle handle))
+GRIDMPI_DECL(int, T_pvar_readreset, (MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf))
+GRIDMPI_DECL(int, T_category_get_num, (int *num_cat))
+GRIDMPI_DECL(int, T_category_get_info, (int cat_index, char *name, int *name_len, char *desc, int *desc_len, int *num_cvars, int *num_pvars, int *num_categories))
+GRIDMPI_DECL(int, T_category_get_index, (const char *name, int *cat_index))
+GRIDMPI_DECL(int, T_category_get_cvars, (int cat_index, int len, int indices[]))
+GRIDMPI_DECL(int, T_category_get_pvars, (int cat_index, int len, int indices[]))
+GRIDMPI_DECL(int, T_category_get_categories, (int cat_index, int len, int indices[]))
+GRIDMPI_DECL(int, T_category_changed, (int *stamp))
+/* ---- end of tool information interface ---- */
 
 #undef GRIDMPI_DECL
 
