@@ -14,6 +14,7 @@
 #include <mpi.h>
 
 #include <new>
+#include <string>
 
 #include "core/big_lock.hpp"
 #include "core/error.hpp"
@@ -32,21 +33,36 @@ int handle_error(MPI_Comm comm, int error_class, const char* function, const cha
 // Throws MpiError(MPI_ERR_OTHER) unless MPI is initialized and not finalized.
 void require_initialized(const char* function);
 
-template <class Body>
-int api_call(MPI_Comm comm, const char* function, Body&& body) noexcept {
+// Runs body under the big lock; an exception becomes
+// on_error(error_class, message), whose result (the object's error handler
+// ran) is returned.  api_call and the window and file shims use it.
+template <class OnError, class Body>
+int guarded_call(OnError&& on_error, Body&& body) noexcept {
   ApiLock lock;
   try {
     body();
     return MPI_SUCCESS;
   } catch (const MpiError& e) {
-    return handle_error(comm, e.error_class(), function, e.what());
+    return on_error(e.error_class(), e.what());
   } catch (const std::bad_alloc&) {
-    return handle_error(comm, MPI_ERR_NO_MEM, function, "out of memory");
+    return on_error(MPI_ERR_NO_MEM, "out of memory");
   } catch (const std::exception& e) {
-    return handle_error(comm, MPI_ERR_INTERN, function, e.what());
+    return on_error(MPI_ERR_INTERN, e.what());
   } catch (...) {
-    return handle_error(comm, MPI_ERR_INTERN, function, "unknown internal error");
+    return on_error(MPI_ERR_INTERN, "unknown internal error");
   }
+}
+
+template <class Body>
+int api_call(MPI_Comm comm, const char* function, Body&& body) noexcept {
+  return guarded_call([&](int error_class, const char* message) {
+    return handle_error(comm, error_class, function, message);
+  }, body);
+}
+
+// An output argument must not be NULL (MPI_ERR_ARG).
+inline void require_out(const void* p, const char* name) {
+  if (!p) throw MpiError(MPI_ERR_ARG, std::string(name) + " is a null pointer");
 }
 
 }  // namespace gridmpi::core

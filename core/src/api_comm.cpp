@@ -13,14 +13,6 @@
 using namespace gridmpi;
 using namespace gridmpi::core;
 
-namespace {
-
-void require_out(const void* p, const char* name) {
-  if (!p) throw MpiError(MPI_ERR_ARG, fmt::format("{} is a null pointer", name));
-}
-
-}  // namespace
-
 extern "C" int PMPI_Comm_size(MPI_Comm comm_handle, int* size) {
   return api_call(comm_handle, "MPI_Comm_size", [&] {
     require_initialized("MPI_Comm_size");

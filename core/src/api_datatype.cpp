@@ -14,12 +14,9 @@
 using gridmpi::MpiError;
 using gridmpi::require;
 namespace core = gridmpi::core;
+using gridmpi::core::require_out;
 
 namespace {
-
-void require_out(const void* p, const char* name) {
-  if (!p) throw MpiError(MPI_ERR_ARG, std::string(name) + " is a null pointer");
-}
 
 // Where an int result cannot hold a value the standard asks for MPI_UNDEFINED.
 int to_int_or_undefined(long long value) {

@@ -29,6 +29,7 @@
 namespace {
 
 using gridmpi::MpiError;
+using gridmpi::core::require_out;
 using gridmpi::core::Comm;
 using gridmpi::core::Topology;
 namespace core = gridmpi::core;
@@ -36,9 +37,6 @@ namespace coll = gridmpi::coll;
 
 // ---- argument checks -----------------------------------------------------------
 
-void require_out(const void* p, const char* name) {
-  if (p == nullptr) throw MpiError(MPI_ERR_ARG, fmt::format("{} is NULL", name));
-}
 
 void require_array(const void* p, int length, const char* name) {
   if (length > 0 && p == nullptr) throw MpiError(MPI_ERR_ARG, fmt::format("{} is NULL", name));

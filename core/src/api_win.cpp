@@ -26,25 +26,14 @@ namespace {
 
 template <class Body>
 int win_call(MPI_Win win, const char* function, Body&& body) noexcept {
-  ApiLock lock;  // MPI_THREAD_MULTIPLE: every MPI call holds the big lock
-  try {
+  return guarded_call([&](int error_class, const char* message) {
+    return handle_win_error(win, error_class, function, message);
+  }, [&] {
     require_initialized(function);
     body();
-    return MPI_SUCCESS;
-  } catch (const MpiError& e) {
-    return handle_win_error(win, e.error_class(), function, e.what());
-  } catch (const std::bad_alloc&) {
-    return handle_win_error(win, MPI_ERR_NO_MEM, function, "out of memory");
-  } catch (const std::exception& e) {
-    return handle_win_error(win, MPI_ERR_INTERN, function, e.what());
-  } catch (...) {
-    return handle_win_error(win, MPI_ERR_INTERN, function, "unknown internal error");
-  }
+  });
 }
 
-void require_out(const void* p, const char* name) {
-  if (!p) throw MpiError(MPI_ERR_ARG, fmt::format("{} is a null pointer", name));
-}
 
 void check_info(MPI_Info handle) {
   if (handle != MPI_INFO_NULL) info(handle);
