@@ -261,6 +261,150 @@ std::string strip_prefix(const std::string& name) {
   return name;
 }
 
+struct Datarep {
+  MPI_Datarep_conversion_function* read_fn = nullptr;
+  MPI_Datarep_conversion_function* write_fn = nullptr;
+  MPI_Datarep_extent_function* extent_fn = nullptr;
+  void* extra_state = nullptr;
+};
+
+std::map<std::string, Datarep>& dataraps() {
+  static std::map<std::string, Datarep> registered;
+  return registered;
+}
+
+// How the data of a file looks: "native" and "internal" (the memory image),
+// "external32" (core/datatype_external32.cpp), or a representation of
+// MPI_Register_datarep (its conversion and extent functions).
+struct Representation {
+  enum Kind { native, external32, user } kind = native;
+  const Datarep* registered = nullptr;  // user
+
+  // Bytes in the file of one element of a predefined type.
+  MPI_Aint basic_size(MPI_Datatype basic) const {
+    if (kind == external32) return static_cast<MPI_Aint>(core::external32_size(basic, 1));
+    if (kind == user && registered->extent_fn) {
+      MPI_Aint extent = 0;
+      int rc = registered->extent_fn(basic, &extent, registered->extra_state);
+      if (rc != MPI_SUCCESS) throw MpiError(rc, "the data representation's extent function failed");
+      if (extent < 0) throw MpiError(MPI_ERR_ARG, "the data representation's extent function gave a negative extent");
+      return extent;
+    }
+    return static_cast<MPI_Aint>(datatype(basic).size);
+  }
+};
+
+Representation representation_of(const std::string& rep) {
+  Representation r;
+  if (rep == "native" || rep == "internal") return r;
+  if (rep == "external32") {
+    r.kind = Representation::external32;
+    return r;
+  }
+  auto it = dataraps().find(rep);
+  if (it == dataraps().end())
+    throw MpiError(MPI_ERR_UNSUPPORTED_DATAREP, fmt::format("unknown data representation \"{}\"", rep));
+  r.kind = Representation::user;
+  r.registered = &it->second;
+  return r;
+}
+
+// The layout a type has in a file of a non-native representation (MPI-3.1
+// 13.5.1): every predefined type becomes opaque bytes of its size in the
+// file, and the type is rebuilt with the same constructor calls.  So the
+// displacements that count extents of an older type (contiguous, vector,
+// indexed, indexed_block, subarray, darray: the portable types) scale with
+// the file sizes, and the byte displacements of hvector, hindexed, struct
+// and resized stay as the program gave them ("no scaling will be done").
+// Owns the types it builds and frees them when destroyed.
+class FileLayout {
+ public:
+  explicit FileLayout(const Representation& rep) : rep_(rep) {}
+  FileLayout(const FileLayout&) = delete;
+  FileLayout& operator=(const FileLayout&) = delete;
+  ~FileLayout() {
+    for (MPI_Datatype t : created_) {
+      try {
+        release_datatype(t);
+      } catch (...) {
+      }
+    }
+  }
+
+  // The committed file-layout twin of type.
+  MPI_Datatype of(MPI_Datatype type) {
+    MPI_Datatype twin = build(type);
+    type_commit(twin);
+    return twin;
+  }
+
+ private:
+  MPI_Datatype keep(MPI_Datatype t) {
+    created_.push_back(t);
+    return t;
+  }
+
+  MPI_Datatype build(MPI_Datatype type) {
+    if (auto it = memo_.find(type); it != memo_.end()) return it->second;
+    MPI_Datatype twin = rebuild(type);
+    memo_[type] = twin;
+    return twin;
+  }
+
+  MPI_Datatype rebuild(MPI_Datatype type) {
+    const Datatype& t = datatype(type);
+    if (t.predefined) {
+      if (type == MPI_LB || type == MPI_UB || t.size == 0) return type;
+      MPI_Aint bytes = rep_.basic_size(type);
+      if (bytes == 1) return MPI_BYTE;
+      return keep(type_contiguous(static_cast<int>(bytes), MPI_BYTE));
+    }
+    const std::vector<int>& i = t.contents_integers;
+    const std::vector<MPI_Aint>& a = t.contents_addresses;
+    std::vector<MPI_Datatype> kids;
+    for (MPI_Datatype child : t.contents_types) kids.push_back(build(child));
+    switch (t.combiner) {
+      case MPI_COMBINER_DUP:
+        return kids[0];
+      case MPI_COMBINER_CONTIGUOUS:
+        return keep(type_contiguous(i[0], kids[0]));
+      case MPI_COMBINER_VECTOR:
+        return keep(type_vector(i[0], i[1], i[2], kids[0]));
+      case MPI_COMBINER_HVECTOR:
+        return keep(type_hvector(i[0], i[1], a[0], kids[0]));
+      case MPI_COMBINER_INDEXED:
+        return keep(type_indexed(i[0], i.data() + 1, i.data() + 1 + i[0], kids[0]));
+      case MPI_COMBINER_HINDEXED:
+        return keep(type_hindexed(i[0], i.data() + 1, a.data(), kids[0]));
+      case MPI_COMBINER_INDEXED_BLOCK:
+        return keep(type_indexed_block(i[0], i[1], i.data() + 2, kids[0]));
+      case MPI_COMBINER_HINDEXED_BLOCK:
+        return keep(type_hindexed_block(i[0], i[1], a.data(), kids[0]));
+      case MPI_COMBINER_STRUCT:
+        return keep(type_struct(i[0], i.data() + 1, a.data(), kids.data()));
+      case MPI_COMBINER_RESIZED:
+        return keep(type_resized(kids[0], a[0], a[1]));
+      case MPI_COMBINER_SUBARRAY: {
+        int n = i[0];
+        return keep(type_subarray(n, i.data() + 1, i.data() + 1 + n, i.data() + 1 + 2 * n, i[1 + 3 * n], kids[0]));
+      }
+      case MPI_COMBINER_DARRAY: {
+        int n = i[2];
+        const int* g = i.data() + 3;
+        return keep(type_darray(i[0], i[1], n, g, g + n, g + 2 * n, g + 3 * n, g[4 * n], kids[0]));
+      }
+      default:
+        throw MpiError(MPI_ERR_TYPE, fmt::format("the datatype {} (combiner {}) has no layout in a file of a "
+                                                 "non-native data representation",
+                                                 t.name.empty() ? std::to_string(type) : t.name, t.combiner));
+    }
+  }
+
+  Representation rep_;
+  std::vector<MPI_Datatype> created_;
+  std::map<MPI_Datatype, MPI_Datatype> memo_;
+};
+
 struct View {
   MPI_Offset etype_size = 1, tile_size = 1, tile_extent = 1;
   std::vector<ViewSegment> segments;
@@ -287,9 +431,16 @@ void check_file_type(const Datatype& t, const char* what, bool read_only) {
   });
 }
 
-View build_view(MPI_Datatype etype, MPI_Datatype filetype, bool read_only) {
-  const Datatype& et = committed_datatype(etype);
-  const Datatype& ft = committed_datatype(filetype);
+View build_view(MPI_Datatype etype, MPI_Datatype filetype, bool read_only, const Representation& rep) {
+  committed_datatype(etype);
+  committed_datatype(filetype);
+  FileLayout layout(rep);
+  if (rep.kind != Representation::native) {
+    etype = layout.of(etype);
+    filetype = layout.of(filetype);
+  }
+  const Datatype& et = datatype(etype);
+  const Datatype& ft = datatype(filetype);
   check_file_type(et, "etype", read_only);
   check_file_type(ft, "filetype", read_only);
   View v;
@@ -398,19 +549,77 @@ const Datatype& access_type(int count, MPI_Datatype type) {
 
 // ---- data access through the view ----
 
+// Bytes of (count, type) in the file's representation.
+MPI_Offset stream_bytes(const Representation& rep, int count, MPI_Datatype type) {
+  const Datatype& t = datatype(type);
+  switch (rep.kind) {
+    case Representation::native: break;
+    case Representation::external32:
+      return static_cast<MPI_Offset>(external32_size(type, static_cast<std::size_t>(count)));
+    case Representation::user: {
+      FileLayout layout(rep);
+      return static_cast<MPI_Offset>(datatype(layout.of(type)).size) * count;
+    }
+  }
+  return static_cast<MPI_Offset>(t.size) * count;
+}
+
+// Converts (count, type) at buf into the file representation at out
+// (stream_bytes long).
+void to_file(const Representation& rep, const void* buf, int count, MPI_Datatype type, std::byte* out) {
+  const Datatype& t = datatype(type);
+  if (rep.kind == Representation::external32) {
+    pack_external32(buf, static_cast<std::size_t>(count), type, out);
+  } else if (rep.kind == Representation::user && rep.registered->write_fn) {
+    int rc = rep.registered->write_fn(const_cast<void*>(buf), type, count, out, 0, rep.registered->extra_state);
+    if (rc != MPI_SUCCESS) throw MpiError(rc, "the data representation's write conversion function failed");
+  } else {
+    t.pack(buf, static_cast<std::size_t>(count), out);
+  }
+}
+
+// Converts the got bytes at in (the file representation of up to count
+// elements) into buf; returns the native bytes filled (the status count).
+MPI_Offset from_file(const Representation& rep, const std::byte* in, MPI_Offset got, int count, MPI_Datatype type,
+                     void* buf) {
+  const Datatype& t = datatype(type);
+  if (got <= 0) return 0;
+  auto n = static_cast<std::size_t>(count);
+  auto have = static_cast<std::size_t>(got);
+  if (rep.kind == Representation::external32) {
+    if (have == external32_size(type, n))
+      unpack_external32(in, n, type, buf);
+    else
+      unpack_external32_range(std::span<const std::byte>(in, have), n, type, 0, buf);
+    return static_cast<MPI_Offset>(native_bytes_of_external32(type, n, have));
+  }
+  // A registered representation converts whole elements only.
+  MPI_Offset one = stream_bytes(rep, 1, type);
+  int whole = one > 0 ? static_cast<int>(std::min<MPI_Offset>(got / one, count)) : count;
+  if (whole == 0) return 0;
+  if (rep.registered->read_fn) {
+    int rc = rep.registered->read_fn(buf, type, whole, const_cast<std::byte*>(in), 0, rep.registered->extra_state);
+    if (rc != MPI_SUCCESS) throw MpiError(rc, "the data representation's read conversion function failed");
+  } else {
+    t.unpack(in, static_cast<std::size_t>(whole), buf);
+  }
+  return static_cast<MPI_Offset>(t.size) * whole;
+}
+
 Access write_view(File& f, MPI_Offset offset, const void* buf, int count, MPI_Datatype type) {
   require_writable(f);
   const Datatype& t = access_type(count, type);
   if (offset < 0) throw MpiError(MPI_ERR_ARG, fmt::format("negative offset {}", offset));
-  MPI_Offset bytes = static_cast<MPI_Offset>(t.size) * count;
+  Representation rep = representation_of(f.datarep);
+  MPI_Offset bytes = stream_bytes(rep, count, type);
   if (bytes == 0) return {};
   std::vector<std::byte> packed;
   const std::byte* data;
-  if (t.contiguous) {
+  if (rep.kind == Representation::native && t.contiguous) {
     data = static_cast<const std::byte*>(buf) + t.true_lb;
   } else {
     packed.resize(static_cast<std::size_t>(bytes));
-    t.pack(buf, static_cast<std::size_t>(count), packed.data());
+    to_file(rep, buf, count, type, packed.data());
     data = packed.data();
   }
   std::vector<Piece> pieces = map_stream(f, offset * f.etype_size, bytes);
@@ -424,18 +633,19 @@ Access write_view(File& f, MPI_Offset offset, const void* buf, int count, MPI_Da
     lock = std::make_unique<RangeLock>(f.fd, F_WRLCK, lo, hi - lo, f.path);
   }
   for (const Piece& p : pieces) pwrite_all(f.fd, data + p.stream, p.length, p.offset, f);
-  return {bytes};
+  return {static_cast<MPI_Offset>(t.size) * count, bytes};
 }
 
 Access read_view(File& f, MPI_Offset offset, void* buf, int count, MPI_Datatype type) {
   require_readable(f);
   const Datatype& t = access_type(count, type);
   if (offset < 0) throw MpiError(MPI_ERR_ARG, fmt::format("negative offset {}", offset));
-  MPI_Offset bytes = static_cast<MPI_Offset>(t.size) * count;
+  Representation rep = representation_of(f.datarep);
+  MPI_Offset bytes = stream_bytes(rep, count, type);
   if (bytes == 0) return {};
   std::vector<std::byte> packed;
   std::byte* data;
-  if (t.contiguous) {
+  if (rep.kind == Representation::native && t.contiguous) {
     data = static_cast<std::byte*>(buf) + t.true_lb;
   } else {
     packed.resize(static_cast<std::size_t>(bytes));
@@ -457,6 +667,7 @@ Access read_view(File& f, MPI_Offset offset, void* buf, int count, MPI_Datatype 
     got += n;
     if (n < p.length) break;  // end of file
   }
+  if (rep.kind != Representation::native) return {from_file(rep, packed.data(), got, count, type, buf), got};
   if (!t.contiguous && got > 0) {
     if (got == bytes)
       t.unpack(packed.data(), static_cast<std::size_t>(count), buf);
@@ -464,12 +675,12 @@ Access read_view(File& f, MPI_Offset offset, void* buf, int count, MPI_Datatype 
       t.unpack_range(std::span<const std::byte>(packed.data(), static_cast<std::size_t>(got)),
                      static_cast<std::size_t>(count), 0, buf);
   }
-  return {got};
+  return {got, got};
 }
 
 MPI_Offset etypes_of(const File& f, int count, MPI_Datatype type) {
-  const Datatype& t = access_type(count, type);
-  return static_cast<MPI_Offset>(t.size) * count / f.etype_size;
+  access_type(count, type);
+  return stream_bytes(representation_of(f.datarep), count, type) / f.etype_size;
 }
 
 template <bool Write, class Buf>
@@ -507,18 +718,6 @@ Access ordered_access(File& f, Buf buf, int count, MPI_Datatype type) {
     else
       return read_view(f, base + prefix, buf, count, type);
   });
-}
-
-struct Datarep {
-  MPI_Datarep_conversion_function* read_fn = nullptr;
-  MPI_Datarep_conversion_function* write_fn = nullptr;
-  MPI_Datarep_extent_function* extent_fn = nullptr;
-  void* extra_state = nullptr;
-};
-
-std::map<std::string, Datarep>& dataraps() {
-  static std::map<std::string, Datarep> registered;
-  return registered;
 }
 
 // Closes the descriptors and frees the private communicator of a file that
@@ -725,14 +924,14 @@ Access file_write_at(File& f, MPI_Offset offset, const void* buf, int count, MPI
 Access file_read(File& f, void* buf, int count, MPI_Datatype type) {
   require_not_sequential(f, "the individual file pointer");
   Access a = read_view(f, f.position, buf, count, type);
-  f.position += a.bytes / f.etype_size;
+  f.position += a.stream / f.etype_size;
   return a;
 }
 
 Access file_write(File& f, const void* buf, int count, MPI_Datatype type) {
   require_not_sequential(f, "the individual file pointer");
   Access a = write_view(f, f.position, buf, count, type);
-  f.position += a.bytes / f.etype_size;
+  f.position += a.stream / f.etype_size;
   return a;
 }
 
@@ -767,18 +966,7 @@ void file_set_view(File& f, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype fi
   View v;
   try {
     if (!datarep) throw MpiError(MPI_ERR_ARG, "datarep is a null pointer");
-    std::string rep = datarep;
-    if (rep != "native" && rep != "internal") {
-      auto it = dataraps().find(rep);
-      if (rep == "external32")
-        throw MpiError(MPI_ERR_UNSUPPORTED_DATAREP, "the \"external32\" data representation is not supported "
-                                                    "for files (use \"native\")");
-      if (it == dataraps().end())
-        throw MpiError(MPI_ERR_UNSUPPORTED_DATAREP, fmt::format("unknown data representation \"{}\"", rep));
-      if (it->second.read_fn || it->second.write_fn)
-        throw MpiError(MPI_ERR_UNSUPPORTED_DATAREP,
-                       fmt::format("data representation \"{}\" has conversion functions: not supported yet", rep));
-    }
+    Representation rep = representation_of(datarep);
     if (info_handle != MPI_INFO_NULL) info(info_handle);
     if (disp == MPI_DISPLACEMENT_CURRENT) {
       if (!(f.amode & MPI_MODE_SEQUENTIAL))
@@ -786,7 +974,7 @@ void file_set_view(File& f, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype fi
     } else if (disp < 0) {
       throw MpiError(MPI_ERR_ARG, fmt::format("negative displacement {}", disp));
     }
-    v = build_view(etype, filetype, (f.amode & MPI_MODE_RDONLY) != 0);
+    v = build_view(etype, filetype, (f.amode & MPI_MODE_RDONLY) != 0, rep);
   } catch (const MpiError& e) {
     failure = std::current_exception();
     mine = e.error_class();
@@ -958,14 +1146,10 @@ void file_set_hints(File& f, MPI_Info info_handle) {
 
 MPI_Aint file_type_extent(const File& f, MPI_Datatype type) {
   const Datatype& t = datatype(type);
-  auto it = dataraps().find(f.datarep);
-  if (it != dataraps().end() && it->second.extent_fn) {
-    MPI_Aint extent = 0;
-    int rc = it->second.extent_fn(type, &extent, it->second.extra_state);
-    if (rc != MPI_SUCCESS) throw MpiError(rc, "the data representation's extent function failed");
-    return extent;
-  }
-  return t.extent();
+  Representation rep = representation_of(f.datarep);
+  if (rep.kind == Representation::native) return t.extent();
+  FileLayout layout(rep);
+  return datatype(layout.of(type)).extent();
 }
 
 void register_datarep(const char* name, MPI_Datarep_conversion_function* read_fn,

@@ -70,9 +70,13 @@ MPI_File file_open(Comm& comm, const char* filename, int amode, MPI_Info info);
 void file_close(MPI_File handle);  // collective; frees the handle
 void file_delete(const char* filename);
 
-// What one access moved: bytes (status count) and etypes (pointer update).
+// What one access moved: bytes of the program's data (the status count)
+// and bytes of the file's representation (the file pointer moves by
+// stream / etype size).  They differ for "external32" and registered
+// representations.
 struct Access {
   MPI_Offset bytes = 0;
+  MPI_Offset stream = 0;
 };
 
 // Independent data access at an explicit offset (etypes of the view).
