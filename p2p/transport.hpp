@@ -93,6 +93,51 @@ class FrameSink {
   virtual void on_send_complete(int peer, std::uint64_t token) = 0;
 };
 
+// The progress modes (docs/design.md section 3; GRIDMPI_PROGRESS, site
+// file `progress.mode`, `mpirun -progress`).
+//  * poll: the thread that waits drives everything: it runs the shared
+//    io_context and calls every transport's progress() in turn.  No thread
+//    of the library's own exists.
+//  * thread: a progress thread of the engine runs the shared io_context
+//    (blocking in it), and each transport that cannot wake it (can_block
+//    false: the vendor transport) runs a progress thread of its own, which
+//    blocks in the transport's own wait.  Application threads never run the
+//    io_context; they sleep on a condition variable of the request layer
+//    until their request completes.
+enum class ProgressMode : std::uint8_t { poll, thread };
+
+// Thread mode: the request layer's lock (core's big lock) around event
+// delivery.  A transport enters the gate around every handler it runs on
+// the shared io_context and around every call into the FrameSink from a
+// thread of its own; leave() lets the engine finish the round (retry
+// refused frames, progress collectives, wake the application threads whose
+// requests completed) and releases the lock.  Recursive: entering while
+// already inside (a send() from an upcall, a handler run from poll mode) is
+// allowed.  In poll mode TransportContext::gate is null and nothing is
+// needed: the polling thread already holds the lock.
+class EventGate {
+ public:
+  virtual ~EventGate() = default;
+  virtual void enter() = 0;
+  virtual void leave() noexcept = 0;
+};
+
+// RAII for EventGate; a null gate (poll mode) costs one branch.
+class GateScope {
+ public:
+  explicit GateScope(EventGate* gate) : gate_(gate) {
+    if (gate_) gate_->enter();
+  }
+  ~GateScope() {
+    if (gate_) gate_->leave();
+  }
+  GateScope(const GateScope&) = delete;
+  GateScope& operator=(const GateScope&) = delete;
+
+ private:
+  EventGate* gate_;
+};
+
 struct TransportContext {
   int world_rank = 0;
   int world_size = 1;
@@ -102,6 +147,9 @@ struct TransportContext {
   // Set in a multi-cluster job (mpirun -client): what the IMPI start-up
   // learnt; the impi transport is created only then.
   std::shared_ptr<const impi::Startup> impi{};
+  ProgressMode progress = ProgressMode::poll;
+  // Thread mode only (null in poll mode): see EventGate.
+  EventGate* gate = nullptr;
 };
 
 class Transport {
@@ -129,6 +177,13 @@ class Transport {
   // connections) are up; the engine waits for this after wire-up.  Failures
   // surface through progress().
   virtual bool ready() const { return true; }
+
+  // Thread mode, transports with can_block false: start the transport's own
+  // progress thread (it blocks in the transport's own wait and delivers
+  // events inside TransportContext::gate).  Called once, after wire-up; the
+  // thread ends in begin_shutdown()/the destructor.  The default does
+  // nothing (fd-based transports are driven by the engine's thread).
+  virtual void start_progress_thread() {}
 
   // Orderly close: say goodbye to every connected peer, then report when
   // every peer has said goodbye too (or a bounded time has passed).
