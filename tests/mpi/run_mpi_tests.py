@@ -478,6 +478,8 @@ def main():
                         "a list's env= wins")
     p.add_argument("--clusters", metavar="SPLIT",
                    help="run split over several clusters joined by impi-server (see tests/impi/multicluster)")
+    p.add_argument("--cluster-args", action="append", default=[], metavar="K=ARGS",
+                   help="with --clusters: extra mpirun options for cluster K only, e.g. '0=-vendor openmpi' (repeatable)")
     p.add_argument("-v", "--verbose", action="store_true", help="print every run's output")
     p.add_argument("--list", action="store_true", help="print the selected runs and exit")
     args = p.parse_args()
@@ -516,9 +518,12 @@ def main():
     args.mpirun = absolute(args.mpirun)
     if args.clusters:
         bindir = os.path.dirname(shlex.split(args.mpirun)[0])
-        args.mpirun = " ".join(shlex.quote(w) for w in [
-            sys.executable, os.path.join(REPO, "tests", "impi", "multicluster"), "--bin", bindir,
-            "--clusters", args.clusters])
+        words = [sys.executable, os.path.join(REPO, "tests", "impi", "multicluster"), "--bin", bindir,
+                 "--clusters", args.clusters]
+        for spec in args.cluster_args:
+            k, _, cluster_args = spec.partition("=")
+            words += ["--cluster-args", k, cluster_args]
+        args.mpirun = " ".join(shlex.quote(w) for w in words)
         args.mpirun_args = ""
         args.np_flag = "-np"
     # Fortran wrappers default to the siblings of mpicc (bin/mpif77, bin/mpif90).
