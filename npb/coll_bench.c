@@ -1,0 +1,191 @@
+/* coll_bench: time one collective over MPI_COMM_WORLD (MPI C API only, so
+ * that the same source builds with gridmpi, Open MPI and MPICH).
+ *
+ *     coll_bench alltoall|allreduce|bcast|barrier [--sizes LIST] [--iters N] [--budget BYTES]
+ *
+ * For each size: a barrier, one warm-up call, then `iters` timed calls, each
+ * timed on its own and separated by nothing (the usual back-to-back loop);
+ * the time of a call is the maximum over the ranks of the per-rank average,
+ * and the minimum over the ranks of the per-rank best.  Sizes (comma list,
+ * k/m suffixes; default 8,1k,64k,1m) are bytes:
+ *   alltoall   bytes each rank sends to each other rank (MPI_BYTE blocks);
+ *              bandwidth = (np - 1) * bytes / time, what one rank sends
+ *   allreduce  bytes of MPI_DOUBLE summed (bytes / 8 elements)
+ *   bcast      bytes broadcast from rank 0
+ *   barrier    the size is ignored (one line, bytes=0)
+ * Iterations: --iters N, else budget / (bytes * np) clamped to [5, 2000]
+ * (budget default 64m).  The result is checked after the timed loop
+ * (outside the timing); the exit status is 1 when any check failed.
+ *
+ * Output (rank 0), one line per size:
+ *     CB op=alltoall np=4 bytes=65536 iters=.. time_avg_us=.. time_min_us=.. mbps=..
+ */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_SIZES 64
+
+static long parse_bytes(const char *text, int *ok) {
+  char *end;
+  double v = strtod(text, &end);
+  long mult = 1;
+  if (*end == 'k' || *end == 'K') mult = 1024, ++end;
+  else if (*end == 'm' || *end == 'M') mult = 1024L * 1024, ++end;
+  *ok = end != text && *end == '\0' && v >= 0;
+  return (long)(v * (double)mult);
+}
+
+static int parse_sizes(const char *list, long *sizes) {
+  int n = 0;
+  char *copy = strdup(list), *save = NULL;
+  for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    int ok;
+    long v = parse_bytes(t, &ok);
+    if (!ok || n == MAX_SIZES) {
+      free(copy);
+      return -1;
+    }
+    sizes[n++] = v;
+  }
+  free(copy);
+  return n;
+}
+
+enum op { ALLTOALL, ALLREDUCE, BCAST, BARRIER };
+
+/* One call of the collective on buffers prepared for `bytes`. */
+static void run_once(enum op op, long bytes, int np, unsigned char *send, unsigned char *recv) {
+  switch (op) {
+    case ALLTOALL:
+      MPI_Alltoall(send, (int)bytes, MPI_BYTE, recv, (int)bytes, MPI_BYTE, MPI_COMM_WORLD);
+      break;
+    case ALLREDUCE:
+      MPI_Allreduce(send, recv, (int)(bytes / 8), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+      break;
+    case BCAST:
+      MPI_Bcast(send, (int)bytes, MPI_BYTE, 0, MPI_COMM_WORLD);
+      break;
+    case BARRIER:
+      MPI_Barrier(MPI_COMM_WORLD);
+      break;
+  }
+  (void)np;
+}
+
+static void prepare(enum op op, long bytes, int rank, int np, unsigned char *send, unsigned char *recv) {
+  if (op == ALLTOALL) {
+    for (int r = 0; r < np; ++r)
+      for (long i = 0; i < bytes; ++i) send[r * bytes + i] = (unsigned char)(rank * 7 + r * 3 + i);
+    memset(recv, 0, (size_t)(bytes * np));
+  } else if (op == ALLREDUCE) {
+    double *d = (double *)send;
+    for (long i = 0; i < bytes / 8; ++i) d[i] = rank + i % 5;
+  } else if (op == BCAST) {
+    for (long i = 0; i < bytes; ++i) send[i] = rank == 0 ? (unsigned char)(i * 11 + 1) : 0;
+  }
+}
+
+static int verify(enum op op, long bytes, int rank, int np, const unsigned char *send, const unsigned char *recv) {
+  if (op == ALLTOALL) {
+    for (int r = 0; r < np; ++r)
+      for (long i = 0; i < bytes; ++i)
+        if (recv[r * bytes + i] != (unsigned char)(r * 7 + rank * 3 + i)) return 0;
+  } else if (op == ALLREDUCE) {
+    const double *d = (const double *)recv;
+    for (long i = 0; i < bytes / 8; ++i)
+      if (d[i] != (double)np * (np - 1) / 2 + (double)np * (i % 5)) return 0;
+  } else if (op == BCAST) {
+    for (long i = 0; i < bytes; ++i)
+      if (send[i] != (unsigned char)(i * 11 + 1)) return 0;
+  }
+  return 1;
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int rank, np;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &np);
+  long sizes[MAX_SIZES];
+  int nsizes = parse_sizes("8,1k,64k,1m", sizes);
+  long iters_fixed = 0, budget = 64L << 20;
+  enum op op = ALLTOALL;
+  const char *op_name = argc > 1 ? argv[1] : "";
+  if (strcmp(op_name, "alltoall") == 0) op = ALLTOALL;
+  else if (strcmp(op_name, "allreduce") == 0) op = ALLREDUCE;
+  else if (strcmp(op_name, "bcast") == 0) op = BCAST;
+  else if (strcmp(op_name, "barrier") == 0) op = BARRIER;
+  else {
+    if (rank == 0) fprintf(stderr, "coll_bench: first argument: alltoall, allreduce, bcast or barrier\n");
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  for (int i = 2; i < argc; ++i) {
+    int ok = 1;
+    if (strcmp(argv[i], "--sizes") == 0 && i + 1 < argc) {
+      nsizes = parse_sizes(argv[++i], sizes);
+      ok = nsizes > 0;
+    } else if (strcmp(argv[i], "--iters") == 0 && i + 1 < argc) {
+      iters_fixed = parse_bytes(argv[++i], &ok);
+    } else if (strcmp(argv[i], "--budget") == 0 && i + 1 < argc) {
+      budget = parse_bytes(argv[++i], &ok);
+    } else {
+      ok = 0;
+    }
+    if (!ok) {
+      if (rank == 0) fprintf(stderr, "coll_bench: bad argument %s (see the top of coll_bench.c)\n", argv[i]);
+      MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+  }
+  if (op == BARRIER) {
+    nsizes = 1;
+    sizes[0] = 0;
+  }
+  int failures = 0;
+  for (int s = 0; s < nsizes; ++s) {
+    long bytes = sizes[s];
+    if (op == ALLREDUCE) bytes = bytes / 8 * 8;
+    size_t room = (size_t)(bytes > 0 ? bytes : 1) * (size_t)(op == ALLTOALL ? np : 1);
+    unsigned char *send = malloc(room), *recv = malloc(room);
+    long iters = iters_fixed;
+    if (iters <= 0) {
+      long per = bytes * np > 0 ? bytes * np : 1;
+      iters = budget / per;
+      if (iters < 5) iters = 5;
+      if (iters > 2000) iters = 2000;
+    }
+    prepare(op, bytes, rank, np, send, recv);
+    MPI_Barrier(MPI_COMM_WORLD);
+    run_once(op, bytes, np, send, recv);  // warm-up
+    MPI_Barrier(MPI_COMM_WORLD);
+    double total = 0, best = 1e30;
+    for (long k = 0; k < iters; ++k) {
+      double t0 = MPI_Wtime();
+      run_once(op, bytes, np, send, recv);
+      double t = MPI_Wtime() - t0;
+      total += t;
+      if (t < best) best = t;
+    }
+    prepare(op, bytes, rank, np, send, recv);
+    run_once(op, bytes, np, send, recv);
+    int good = verify(op, bytes, rank, np, send, recv), all_good = 0;
+    MPI_Allreduce(&good, &all_good, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    double avg = total / (double)iters, worst_avg = 0, best_min = 0;
+    MPI_Reduce(&avg, &worst_avg, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&best, &best_min, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+      double moved = op == ALLTOALL ? (double)(np - 1) * (double)bytes : (double)bytes;
+      printf("CB op=%s np=%d bytes=%ld iters=%ld time_avg_us=%.3f time_min_us=%.3f mbps=%.2f%s\n", op_name, np,
+             bytes, iters, worst_avg * 1e6, best_min * 1e6, worst_avg > 0 ? moved / worst_avg / 1e6 : 0.0,
+             all_good ? "" : " WRONG");
+      fflush(stdout);
+    }
+    if (!all_good) failures = 1;
+    free(send);
+    free(recv);
+  }
+  MPI_Finalize();
+  return failures;
+}
