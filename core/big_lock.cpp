@@ -29,6 +29,9 @@ void BigLock::lock(bool wake_sleeper) {
 }
 
 void BigLock::unlock() noexcept {
+  // Hooks run at depth 1, before the release: a hook that locks again only
+  // goes 1 -> 2 -> 1 and does not come back here.
+  if (depth_ == 1 && !hooks_.empty()) run_release_hooks();
   if (--depth_ > 0) return;
   owner_.store(std::thread::id{}, std::memory_order_relaxed);
   mutex_.unlock();
@@ -47,6 +50,7 @@ void BigLock::acquire(bool wake_sleeper) {
 
 void BigLock::yield_to_waiters() {
   if (!contended() || !held_by_me()) return;
+  if (!hooks_.empty()) run_release_hooks();
   int depth = depth_;
   std::uint64_t seen = handovers_.load(std::memory_order_relaxed);
   depth_ = 0;
@@ -60,6 +64,51 @@ void BigLock::yield_to_waiters() {
     std::this_thread::yield();
   acquire(false);
   depth_ = depth;
+}
+
+void BigLock::wait(std::condition_variable& cv, std::chrono::nanoseconds timeout, const bool& ready) {
+  if (!hooks_.empty()) run_release_hooks();
+  if (ready) return;
+  int depth = depth_;
+  depth_ = 0;
+  owner_.store(std::thread::id{}, std::memory_order_relaxed);
+  {
+    std::unique_lock<std::mutex> held(mutex_, std::adopt_lock);
+    cv.wait_for(held, timeout, [&ready] { return ready; });
+    held.release();  // stays locked: ours again
+  }
+  owner_.store(std::this_thread::get_id(), std::memory_order_relaxed);
+  handovers_.fetch_add(1, std::memory_order_relaxed);
+  depth_ = depth;
+}
+
+int BigLock::release_all() noexcept {
+  if (!held_by_me()) return 0;
+  if (!hooks_.empty()) run_release_hooks();
+  int depth = depth_;
+  depth_ = 0;
+  owner_.store(std::thread::id{}, std::memory_order_relaxed);
+  mutex_.unlock();
+  return depth;
+}
+
+void BigLock::reacquire(int depth) {
+  if (depth <= 0) return;
+  acquire(false);
+  depth_ = depth;
+}
+
+void BigLock::add_release_hook(void* key, HookFunction fn) { hooks_.emplace_back(key, fn); }
+
+void BigLock::remove_release_hook(void* key) noexcept {
+  std::erase_if(hooks_, [key](const auto& h) { return h.first == key; });
+}
+
+void BigLock::run_release_hooks() noexcept {
+  if (in_hooks_) return;
+  in_hooks_ = true;
+  for (std::size_t i = 0; i < hooks_.size(); ++i) hooks_[i].second(hooks_[i].first);
+  in_hooks_ = false;
 }
 
 void BigLock::add_waker(void* key, WakeFunction fn) {

@@ -17,8 +17,13 @@
 //
 // The lock is a no-op until MPI_Init_thread grants MPI_THREAD_MULTIPLE
 // (enable()); at the other levels an entry point costs one relaxed load.
+// The thread progress mode (request/progress_mode.hpp) enables it at every
+// thread level: its progress thread delivers events under it, and waiting
+// threads sleep on a condition variable with it released (wait()).
 #pragma once
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <mutex>
 #include <thread>
@@ -43,6 +48,31 @@ class BigLock {
     return owner_.load(std::memory_order_relaxed) == std::this_thread::get_id();
   }
 
+  // The owner's recursion depth (0 when the calling thread does not hold it).
+  int depth() const noexcept { return held_by_me() ? depth_ : 0; }
+
+  // Owner only: releases the lock completely (whatever the depth), sleeps on
+  // `cv` until `ready` is true (set, and `cv` notified, by a thread holding
+  // the lock: a release hook) or `timeout` passed, and takes the lock back
+  // to the same depth.  Release hooks run first; when one of them sets
+  // `ready`, wait() returns at once.
+  void wait(std::condition_variable& cv, std::chrono::nanoseconds timeout, const bool& ready);
+  // Owner only: releases the lock completely and returns the depth it had,
+  // for a join of a thread that may be waiting for the lock; reacquire()
+  // takes it back.  Release hooks run first, as at any final release.
+  int release_all() noexcept;
+  void reacquire(int depth);
+
+  // Release hooks: called by the owner, with the lock still held, each time
+  // it gives the lock up completely (final unlock, wait, yield, release_all).
+  // The thread progress mode uses one to wake the threads whose requests a
+  // call has completed, whoever made the call.  Hooks must not throw; a hook
+  // that takes and releases the lock itself does not run hooks again.
+  // Registered and removed with the lock held (the list is guarded by it).
+  using HookFunction = void (*)(void* key) noexcept;
+  void add_release_hook(void* key, HookFunction fn);
+  void remove_release_hook(void* key) noexcept;
+
   // Whether another thread is waiting for the lock.
   bool contended() const noexcept { return waiters_.load(std::memory_order_seq_cst) > 0; }
   // Called by the owner (at any depth) between progress rounds: when others
@@ -60,6 +90,7 @@ class BigLock {
  private:
   void acquire(bool wake_sleeper);
   void wake_all() noexcept;
+  void run_release_hooks() noexcept;
 
   std::atomic<bool> enabled_{false};
   std::mutex mutex_;
@@ -67,6 +98,8 @@ class BigLock {
   int depth_ = 0;                           // only the owner touches it
   std::atomic<int> waiters_{0};             // threads blocked in lock()
   std::atomic<std::uint64_t> handovers_{0};  // acquisitions of mutex_ so far
+  std::vector<std::pair<void*, HookFunction>> hooks_;  // guarded by mutex_
+  bool in_hooks_ = false;                               // only the owner touches it
   std::mutex wakers_mutex_;
   std::vector<std::pair<void*, WakeFunction>> wakers_;
 };

@@ -256,6 +256,10 @@ int initialize(int required_thread_level, int* argc, char*** argv) {
   set_job_layout(std::move(layout));
 
   rt->engine = request::make_engine(rt->world_rank, rt->world_size, cookie, impi_start);
+  // Thread progress mode: the engine has enabled the big lock (its progress
+  // thread delivers events under it from wire-up on).  This call's own
+  // api_call did not take it, so MPI_Init holds it from here to its return.
+  ApiLock engine_lock;
   std::string endpoint = rt->engine->endpoint();
   std::vector<std::string> endpoints =
       rt->control ? by_world_rank(rt->control->exchange("endpoint", endpoint), "") : std::vector<std::string>{endpoint};

@@ -326,7 +326,7 @@ class ImpiTransport final : public p2p::Transport {
 class ImpiTransport::Connection : public std::enable_shared_from_this<Connection> {
  public:
   Connection(ImpiTransport& owner, tcp::socket socket, int host)
-      : owner_(&owner), socket_(std::move(socket)), timer_(socket_.get_executor()), host_(host) {
+      : owner_(&owner), gate_(owner.context_.gate), socket_(std::move(socket)), timer_(socket_.get_executor()), host_(host) {
     buffer_.resize(read_buffer_size);
   }
 
@@ -363,6 +363,7 @@ class ImpiTransport::Connection : public std::enable_shared_from_this<Connection
     auto self = shared_from_this();
     timer_.expires_after(timeout);
     timer_.async_wait([self, timeout](const error_code& ec) {
+      p2p::GateScope scope(self->gate_);
       if (ec || !self->owner_ || self->state_ != State::connecting) return;
       self->owner_->fail(fmt::format("impi: rank {} cannot connect to {}: no answer within {} s (is that host "
                                      "reachable from here? see IMPI_NETWORK and IMPI_PORT_RANGE)",
@@ -371,6 +372,7 @@ class ImpiTransport::Connection : public std::enable_shared_from_this<Connection
       self->close_socket();
     });
     socket_.async_connect(to, [self](const error_code& ec) {
+      p2p::GateScope scope(self->gate_);
       if (!self->owner_ || self->state_ != State::connecting) return;
       self->timer_.cancel();
       if (ec) {
@@ -393,6 +395,7 @@ class ImpiTransport::Connection : public std::enable_shared_from_this<Connection
     auto self = shared_from_this();
     timer_.expires_after(timeout);
     timer_.async_wait([self](const error_code& ec) {
+      p2p::GateScope scope(self->gate_);
       if (ec || !self->owner_ || self->host_ >= 0 || self->state_ == State::closed) return;
       self->refuse(self->state_ == State::handshaking ? "no TLS handshake within the time limit"
                                                       : "no host index within the time limit");
@@ -452,6 +455,7 @@ class ImpiTransport::Connection : public std::enable_shared_from_this<Connection
     auto self = shared_from_this();
     arm_handshake_timer();
     tls_->async_handshake(asio::ssl::stream_base::client, [self](const error_code& ec) {
+      p2p::GateScope scope(self->gate_);
       if (!self->owner_ || self->state_ != State::handshaking) return;
       self->timer_.cancel();
       if (ec) {
@@ -470,6 +474,7 @@ class ImpiTransport::Connection : public std::enable_shared_from_this<Connection
     auto self = shared_from_this();
     timer_.expires_after(owner_->handshake_timeout_);
     timer_.async_wait([self](const error_code& ec) {
+      p2p::GateScope scope(self->gate_);
       if (ec || !self->owner_ || self->state_ != State::handshaking) return;
       self->owner_->fail(fmt::format("impi: rank {}: no TLS handshake with {} within {} s: does its cluster run with "
                                      "impi.tls on? (impi.tls_handshake_timeout)",
@@ -489,6 +494,7 @@ class ImpiTransport::Connection : public std::enable_shared_from_this<Connection
     auto self = shared_from_this();
     socket_.async_receive(
         asio::buffer(buffer_.data(), 1), asio::socket_base::message_peek, [self](const error_code& ec, std::size_t n) {
+          p2p::GateScope scope(self->gate_);
           if (!self->owner_ || self->state_ != State::handshaking) return;
           if (ec || n == 0) return self->refuse("closed before the TLS handshake");
           if (self->buffer_[0] != tls::handshake_record) {
@@ -500,6 +506,7 @@ class ImpiTransport::Connection : public std::enable_shared_from_this<Connection
                                             static_cast<unsigned>(self->buffer_[0])));
           }
           self->tls_->async_handshake(asio::ssl::stream_base::server, [self](const error_code& e) {
+            p2p::GateScope scope(self->gate_);
             if (!self->owner_ || self->state_ != State::handshaking) return;
             if (e) return self->refuse("TLS handshake failed: " + tls::describe_error(e, self->tls_->native_handle()));
             self->became_open();
@@ -549,7 +556,10 @@ class ImpiTransport::Connection : public std::enable_shared_from_this<Connection
       // One TLS record per write: small pieces (a header, short payloads)
       // are gathered into one record instead of a record each.
       if (buffers[0].size() >= tls_record) {
-        tls_->async_write_some(buffers[0], [self](const error_code& ec, std::size_t n) { self->on_written(ec, n); });
+        tls_->async_write_some(buffers[0], [self](const error_code& ec, std::size_t n) {
+          p2p::GateScope scope(self->gate_);
+          self->on_written(ec, n);
+        });
         return;
       }
       staging_.clear();
@@ -559,10 +569,16 @@ class ImpiTransport::Connection : public std::enable_shared_from_this<Connection
         staging_.insert(staging_.end(), p, p + take);
         if (staging_.size() == tls_record) break;
       }
-      tls_->async_write_some(asio::buffer(staging_), [self](const error_code& ec, std::size_t n) { self->on_written(ec, n); });
+      tls_->async_write_some(asio::buffer(staging_), [self](const error_code& ec, std::size_t n) {
+        p2p::GateScope scope(self->gate_);
+        self->on_written(ec, n);
+      });
       return;
     }
-    socket_.async_write_some(std::move(buffers), [self](const error_code& ec, std::size_t n) { self->on_written(ec, n); });
+    socket_.async_write_some(std::move(buffers), [self](const error_code& ec, std::size_t n) {
+      p2p::GateScope scope(self->gate_);
+      self->on_written(ec, n);
+    });
   }
 
   void on_written(const error_code& ec, std::size_t n) {
@@ -625,10 +641,16 @@ class ImpiTransport::Connection : public std::enable_shared_from_this<Connection
     auto self = shared_from_this();
     if (tls_)
       tls_->async_read_some(asio::buffer(target.data(), target.size()),
-                            [self](const error_code& ec, std::size_t n) { self->on_read(ec, n); });
+                            [self](const error_code& ec, std::size_t n) {
+                              p2p::GateScope scope(self->gate_);
+                              self->on_read(ec, n);
+                            });
     else
       socket_.async_read_some(asio::buffer(target.data(), target.size()),
-                              [self](const error_code& ec, std::size_t n) { self->on_read(ec, n); });
+                              [self](const error_code& ec, std::size_t n) {
+                                p2p::GateScope scope(self->gate_);
+                                self->on_read(ec, n);
+                              });
   }
 
   void on_read(const error_code& ec, std::size_t n) {
@@ -779,6 +801,9 @@ class ImpiTransport::Connection : public std::enable_shared_from_this<Connection
   static constexpr std::size_t tls_record = 16384;  // TLS's largest record payload
 
   ImpiTransport* owner_;
+  // Thread progress mode: every handler runs inside the request layer's
+  // lock (null in poll mode, where the polling thread holds it already).
+  p2p::EventGate* gate_;
   tcp::socket socket_;
   std::optional<asio::ssl::stream<tcp::socket&>> tls_;  // impi.tls: over socket_
   std::vector<std::byte> staging_;                      // TLS: the bytes of the write in progress
@@ -853,7 +878,8 @@ void ImpiTransport::adopt_listener() {
 
 void ImpiTransport::accept_next() {
   auto life = life_;
-  acceptor_.async_accept([this, life](const error_code& ec, tcp::socket socket) {
+  acceptor_.async_accept([this, life, gate = context_.gate](const error_code& ec, tcp::socket socket) {
+    p2p::GateScope scope(gate);
     if (!*life) return;
     if (ec) {
       if (ec == asio::error::operation_aborted) return;

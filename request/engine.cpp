@@ -1,5 +1,7 @@
 #include "request/engine.hpp"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -15,6 +17,7 @@
 #include "core/error.hpp"
 #include "core/group.hpp"
 #include "core/job_layout.hpp"
+#include "request/progress_mode.hpp"
 
 namespace gridmpi::request {
 
@@ -37,11 +40,22 @@ const conf::Param<std::int64_t> spin_param{
     "event wait (a bounded spin: 8 ranks on 2 cores must stay usable); 0 = sleep at once",
     conf::Level::tuner};
 
-// While sleeping, wake up this often anyway: a generalized request may be
-// completed by another thread, which no transport event announces.
+// Poll mode.  While sleeping, wake up this often anyway: a generalized
+// request may be completed by another thread, which no transport event
+// announces (under MPI_THREAD_MULTIPLE that thread's waker is faster).
 constexpr auto sleep_slice = std::chrono::milliseconds(1);
-// With a transport that has no fd, sleep only this long between polls.
-constexpr auto poll_slice = std::chrono::microseconds(50);
+// With a transport that has no fd (nothing wakes a sleep): after the spin
+// budget, this long of sched_yield rounds (cheap when the core is idle, and
+// a peer rank on the same core gets it), then sleeps between polls that
+// grow from min_poll_slice to max_poll_slice.
+constexpr auto yield_phase = std::chrono::milliseconds(2);
+constexpr auto min_poll_slice = std::chrono::microseconds(20);
+constexpr auto max_poll_slice = std::chrono::microseconds(500);
+
+// Thread mode.  A sleeping waiter is woken by whoever completes its wait;
+// this bound only catches what no event announces (deadlines: a transport's
+// connect or goodbye time limit, the shutdown's patience).
+constexpr auto thread_wait_slice = std::chrono::milliseconds(50);
 
 // Placement tokens: a pointer with the frame's role in its low bits (objects
 // from new are at least 8-byte aligned).
@@ -80,6 +94,24 @@ struct ProgressGuard {
   ~ProgressGuard() { --depth; }
 };
 
+// Thread mode: the engine's entry points that may be called without the big
+// lock (unit tests, MPI_Init before the lock is held) take it themselves;
+// it is recursive, so under an MPI call this only counts.
+class LockIfThreaded {
+ public:
+  explicit LockIfThreaded(bool threaded) : threaded_(threaded) {
+    if (threaded_) core::big_lock().lock(false);
+  }
+  ~LockIfThreaded() {
+    if (threaded_) core::big_lock().unlock();
+  }
+  LockIfThreaded(const LockIfThreaded&) = delete;
+  LockIfThreaded& operator=(const LockIfThreaded&) = delete;
+
+ private:
+  bool threaded_;
+};
+
 }  // namespace
 
 core::HandleTable<Request>& request_table() {
@@ -94,6 +126,8 @@ EngineImpl::EngineImpl(int world_rank, int world_size, std::uint64_t job_cookie,
     : rank_(world_rank),
       size_(world_size),
       cookie_(job_cookie),
+      mode_(options.progress ? *options.progress : progress_mode_setting()),
+      io_(mode_ == p2p::ProgressMode::thread ? BOOST_ASIO_CONCURRENCY_HINT_SAFE : 1),
       work_(boost::asio::make_work_guard(io_)),
       peers_(static_cast<std::size_t>(world_size)) {
   rsize_ = options.rsize ? *options.rsize : read_param(rsize_param);
@@ -101,11 +135,25 @@ EngineImpl::EngineImpl(int world_rank, int world_size, std::uint64_t job_cookie,
   proto_info_ = read_param(proto_info_param);
   if (spin_ < 0) throw MpiError(MPI_ERR_OTHER, fmt::format("progress.spin is {}; use 0 or more microseconds", spin_));
   if (rsize_ < -1) throw MpiError(MPI_ERR_OTHER, fmt::format("request.rsize (_YAMPI_RSIZE) is {}; use -1, 0 or a byte count", rsize_));
-  p2p::TransportContext context{world_rank, world_size, job_cookie, &io_, this, options.impi};
+  const bool threaded = mode_ == p2p::ProgressMode::thread;
+  p2p::TransportContext context{world_rank, world_size, job_cookie, &io_, this, options.impi, mode_,
+                                threaded ? static_cast<p2p::EventGate*>(this) : nullptr};
   transports_ = make(context);
-  for (const auto& t : transports_) can_sleep_ = can_sleep_ && t->capabilities().can_block;
+  for (const auto& t : transports_) {
+    bool fd = t->capabilities().can_block;
+    can_sleep_ = can_sleep_ && fd;
+    if (fd) fd_transports_.push_back(t.get());
+  }
   // Handle 1 is MPI_MESSAGE_NO_PROC: keep it out of the user range.
   messages_.put_at(MPI_MESSAGE_NO_PROC, std::make_unique<MessageSlot>());
+  if (threaded) {
+    // A progress thread will exist: every MPI call must take the big lock,
+    // whatever the thread level (MPI_Init holds it from here on).
+    core::big_lock().enable();
+    LockIfThreaded hold(true);
+    core::big_lock().add_release_hook(this, [](void* self) noexcept { static_cast<EngineImpl*>(self)->check_waiters(); });
+    return;  // no waker: nobody sleeps in the io_context with the lock held
+  }
   // MPI_THREAD_MULTIPLE: a thread that finds the big lock taken wakes us
   // from a transport sleep in wait_until (asio's post is thread-safe; the
   // no-op handler then runs under the lock like every other).
@@ -119,9 +167,30 @@ EngineImpl::EngineImpl(int world_rank, int world_size, std::uint64_t job_cookie,
 }
 
 EngineImpl::~EngineImpl() {
-  core::big_lock().remove_waker(this);
-  // Transports first: their handlers refer to this sink.
+  if (mode_ != p2p::ProgressMode::thread) {
+    core::big_lock().remove_waker(this);
+    // Transports first: their handlers refer to this sink.
+    transports_.clear();
+    return;
+  }
+  // Nothing may run a handler once the engine is gone: the progress thread
+  // ends first (the io_context's remaining handlers are destroyed unrun).
+  core::BigLock& lock = core::big_lock();
+  LockIfThreaded hold(true);
+  stop_progress_thread();
+  closing_ = true;
+  lock.remove_release_hook(this);
+  // Transports driven by the engine's thread have no thread left: destroy
+  // them under the lock.  Those with threads of their own end them in their
+  // destructor, and such a thread may be waiting at the gate meanwhile: the
+  // lock is released around them (leave() does no engine work while closing_).
+  std::vector<std::unique_ptr<p2p::Transport>> own_threads;
+  for (auto& t : transports_)
+    if (!t->capabilities().can_block) own_threads.push_back(std::move(t));
   transports_.clear();
+  int depth = lock.release_all();
+  own_threads.clear();
+  lock.reacquire(depth);
 }
 
 // ---- wire-up --------------------------------------------------------------
@@ -153,6 +222,8 @@ void EngineImpl::set_peer_endpoints(const std::vector<std::string>& endpoints) {
         if (name == t->name()) t->set_peer_endpoint(r, one);
     }
   }
+  // Thread mode: wired up, the progress threads may start.
+  if (mode_ == p2p::ProgressMode::thread) start_progress_threads();
 }
 
 void EngineImpl::wait_ready() {
@@ -521,7 +592,10 @@ void EngineImpl::start_buffered(PointRequest* s) {
   auto block = bsend_.allocate(s->bytes);
   if (!block) {
     // Buffered messages that have left since the last round free their space.
-    progress();
+    if (mode_ == p2p::ProgressMode::thread)
+      thread_mode_progress(false);
+    else
+      poll_round();
     block = bsend_.allocate(s->bytes);
   }
   if (!block)
@@ -1082,6 +1156,11 @@ bool EngineImpl::poll_adopted() {
 // ---- progress -------------------------------------------------------------
 
 bool EngineImpl::progress() {
+  if (mode_ == p2p::ProgressMode::thread) return thread_mode_progress(true);
+  return poll_round();
+}
+
+bool EngineImpl::poll_round() {
   if (in_progress_) return false;  // an upcall asked for progress: the outer round will do it
   ProgressGuard guard(in_progress_);
   bool worked = io_.poll() > 0;
@@ -1092,6 +1171,7 @@ bool EngineImpl::progress() {
 }
 
 void EngineImpl::wait_until(const std::function<bool()>& done) {
+  if (mode_ == p2p::ProgressMode::thread) return thread_mode_wait(done);
   if (done()) return;
   if (in_progress_)
     throw MpiError(MPI_ERR_INTERN, "a blocking wait inside a progress callback would never finish");
@@ -1099,6 +1179,7 @@ void EngineImpl::wait_until(const std::function<bool()>& done) {
   const auto spin = std::chrono::microseconds(spin_);
   auto idle_since = clock::now();
   bool sleeping = false;
+  auto poll_slice = min_poll_slice;
   // MPI_THREAD_MULTIPLE: between rounds, other threads waiting for the big
   // lock get it (the message we wait for may be theirs to send); progress
   // and the transports' handlers only ever run with it held.
@@ -1114,20 +1195,198 @@ void EngineImpl::wait_until(const std::function<bool()>& done) {
     if (worked) {
       idle_since = clock::now();
       sleeping = false;
+      poll_slice = min_poll_slice;
       continue;
     }
-    if (!sleeping && clock::now() - idle_since < spin) continue;
+    const auto idle = clock::now() - idle_since;
+    if (!sleeping && idle < spin) continue;
     sleeping = true;
+    // A thread waiting for the lock (it may have woken us) goes first: the
+    // next round yields instead of sleeping.
+    if (threaded && lock.contended()) continue;
+    if (!can_sleep_ && idle < spin + yield_phase) {
+      // A transport without an fd: nothing would wake a sleep, so keep
+      // polling, but give the core away between rounds.
+      sched_yield();
+      continue;
+    }
     // Nothing for a while: sleep until a transport has news (bounded, so
-    // that completions no transport announces are still seen).
+    // that completions no transport announces are still seen; with a
+    // transport that has no fd, bounded by the growing poll slice).
     {
       ProgressGuard guard(in_progress_);
-      // A thread waiting for the lock (it may have woken us) goes first: the
-      // next round yields instead of sleeping.
-      if (!(threaded && lock.contended()))
-        io_.run_one_for(can_sleep_ ? std::chrono::microseconds(sleep_slice) : poll_slice);
+      if (can_sleep_) {
+        io_.run_one_for(std::chrono::microseconds(sleep_slice));
+      } else {
+        io_.run_one_for(poll_slice);
+        poll_slice = std::min<std::chrono::microseconds>(poll_slice * 2, max_poll_slice);
+      }
     }
     if (done()) return;
+  }
+}
+
+// ---- thread mode ----------------------------------------------------------
+
+void EngineImpl::start_progress_threads() {
+  LockIfThreaded hold(true);
+  if (threads_started_) return;
+  threads_started_ = true;
+  // Transports that cannot wake the io_context run their own thread.
+  for (const auto& t : transports_)
+    if (!t->capabilities().can_block) t->start_progress_thread();
+  progress_thread_ = std::thread([this] { progress_thread_main(); });
+  progress_thread_id_ = progress_thread_.get_id();
+}
+
+void EngineImpl::progress_thread_main() {
+  // Blocks in the io_context without the big lock; every handler enters the
+  // gate (the transports wrap them in GateScope).  run() returns only when
+  // stopped, or when a handler threw: that failure is kept for the
+  // application threads, and the thread carries on.
+  while (!stopping_.load(std::memory_order_acquire)) {
+    try {
+      io_.run();
+    } catch (...) {
+      LockIfThreaded hold(true);
+      if (!thread_failure_) thread_failure_ = std::current_exception();
+      wake_all_ = true;  // the release of `hold` wakes every waiter
+    }
+  }
+}
+
+void EngineImpl::stop_progress_thread() noexcept {
+  if (!progress_thread_.joinable()) return;
+  stopping_.store(true, std::memory_order_release);
+  io_.stop();
+  // The thread may be waiting at the gate: let it in and out while we join.
+  core::BigLock& lock = core::big_lock();
+  int depth = lock.release_all();
+  progress_thread_.join();
+  lock.reacquire(depth);
+}
+
+void EngineImpl::enter() { core::big_lock().lock(false); }
+
+void EngineImpl::leave() noexcept {
+  core::BigLock& lock = core::big_lock();
+  // The outermost level of a round that does not run inside another engine
+  // call (a send() of ours that re-entered the transport, say) finishes the
+  // round: what the events made possible is done now, not at the next call.
+  if (lock.depth() == 1 && !in_progress_ && !closing_) {
+    try {
+      background_round(true);
+    } catch (...) {
+      if (!thread_failure_) thread_failure_ = std::current_exception();
+      wake_all_ = true;
+    }
+  }
+  // The final unlock runs check_waiters (release hook): waiters whose wait
+  // is over wake up.
+  lock.unlock();
+}
+
+bool EngineImpl::background_round(bool from_gate) {
+  ProgressGuard guard(in_progress_);
+  bool worked = false;
+  // The transports' progress() reports a failure a handler or a transport
+  // thread recorded (a lost peer), finishes what handlers leave (self
+  // delivery, IMPI's flow-controlled FINI) and checks deadlines.  Rounds
+  // that end a gate (the progress thread, a transport's thread) leave
+  // transports with a thread of their own to that thread; application
+  // threads call them too (under the lock), which is how their failures
+  // surface.
+  auto round = [&](p2p::Transport* t) {
+    try {
+      worked = t->progress() || worked;
+    } catch (...) {
+      // The application thread's own progress() rethrows it (transports
+      // keep reporting a failure); the waiters must look now.
+      if (!from_gate) throw;
+      wake_all_ = true;
+    }
+  };
+  if (from_gate)
+    for (p2p::Transport* t : fd_transports_) round(t);
+  else
+    for (const auto& t : transports_) round(t.get());
+  if (!peers_with_pending_.empty()) worked = drain_pending() || worked;
+  if (!adopted_.empty()) worked = poll_adopted() || worked;
+  return worked;
+}
+
+bool EngineImpl::thread_mode_progress(bool may_yield) {
+  LockIfThreaded hold(true);
+  if (in_progress_) return false;  // an upcall asked for progress: the outer round will do it
+  if (!threads_started_) start_progress_threads();
+  rethrow_thread_failure();
+  bool worked = background_round(false);
+  // MPI_Test in a loop must not keep the progress thread (or another
+  // thread) out: the lock is not fair, so hand it over explicitly.  Not
+  // from inside a release hook, which walks the waiters.
+  core::BigLock& lock = core::big_lock();
+  if (may_yield && lock.contended() && lock.depth() > 0) lock.yield_to_waiters();
+  return worked;
+}
+
+void EngineImpl::rethrow_thread_failure() {
+  if (!thread_failure_) return;
+  std::exception_ptr failure = std::exchange(thread_failure_, nullptr);
+  wake_all_ = false;
+  std::rethrow_exception(failure);
+}
+
+void EngineImpl::thread_mode_wait(const std::function<bool()>& done) {
+  LockIfThreaded hold(true);
+  if (done()) return;
+  if (in_progress_)
+    throw MpiError(MPI_ERR_INTERN, "a blocking wait inside a progress callback would never finish");
+  if (std::this_thread::get_id() == progress_thread_id_)
+    throw MpiError(MPI_ERR_INTERN, "a blocking wait on the progress thread would never finish");
+  if (!threads_started_) start_progress_threads();
+  core::BigLock& lock = core::big_lock();
+  Waiter me;
+  me.done = &done;
+  waiters_.push_back(&me);
+  struct Unlist {
+    std::vector<Waiter*>& list;
+    Waiter* w;
+    ~Unlist() { std::erase(list, w); }
+  } unlist{waiters_, &me};
+  for (;;) {
+    // The cheap engine-side work (also done by every round of the progress
+    // thread), then the check; both under the lock, so no completion can
+    // slip between the check and the sleep.
+    thread_mode_progress(false);
+    if (done()) return;
+    me.ready = false;
+    lock.wait(me.cv, thread_wait_slice, me.ready);
+  }
+}
+
+void EngineImpl::check_waiters() noexcept {
+  // Runs with the lock held, in whichever thread releases it: predicates are
+  // engine and request state, guarded by the lock.  As in any progress
+  // callback, they may not block (in_progress_ makes a nested progress()
+  // a no-op and a nested wait an error).
+  if (waiters_.empty() || closing_) return;
+  ProgressGuard guard(in_progress_);
+  const bool all = wake_all_;
+  for (std::size_t i = 0; i < waiters_.size(); ++i) {
+    Waiter* w = waiters_[i];
+    if (w->ready) continue;
+    bool wake = all;
+    if (!wake) {
+      try {
+        wake = (*w->done)();
+      } catch (...) {
+        wake = true;  // its own thread evaluates it again and gets the error
+      }
+    }
+    if (wake) {
+      w->ready = true;
+      w->cv.notify_one();
+    }
   }
 }
 
@@ -1157,6 +1416,11 @@ void EngineImpl::shutdown() {
   wait_until([&] {
     return std::all_of(transports_.begin(), transports_.end(), [](const auto& t) { return t->shutdown_complete(); });
   });
+  // Thread mode: the connections are closed; nothing runs handlers from here on.
+  if (mode_ == p2p::ProgressMode::thread) {
+    LockIfThreaded hold(true);
+    stop_progress_thread();
+  }
 }
 
 std::unique_ptr<Engine> make_engine_with(int world_rank, int world_size, std::uint64_t job_cookie,

@@ -2,16 +2,20 @@
 // the progress loop over the transports.  Internal to request/; everything
 // else sees request::Engine (request/request.hpp).
 //
-// All request-layer state lives in this one object so that a thread mode can
-// later guard it with one lock (the application thread waiting on a
-// condition variable, one progress thread per blocking transport) without
-// restructuring: transports only call the FrameSink upcalls below, which hold
-// no MPI-level logic outside this class.
+// All request-layer state lives in this one object, guarded in the thread
+// progress mode by core's big lock: the engine's progress thread runs the
+// shared io_context and every transport handler enters the engine's
+// EventGate (p2p/transport.hpp), which is that lock; application threads
+// sleep on a condition variable (see request/README.md, "progress modes").
 #pragma once
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 
+#include <atomic>
+#include <condition_variable>
 #include <cstdint>
+#include <exception>
+#include <thread>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -36,6 +40,7 @@ using TransportMaker =
 struct EngineOptions {
   std::optional<std::int64_t> rsize;
   std::optional<std::int64_t> spin;  // microseconds
+  std::optional<p2p::ProgressMode> progress;  // unset: progress.mode
   // A multi-cluster job's IMPI start-up (not an override: passed on to the transports).
   std::shared_ptr<const impi::Startup> impi{};
 };
@@ -43,7 +48,7 @@ struct EngineOptions {
 // The process-wide table behind MPI_Request handles.
 core::HandleTable<Request>& request_table();
 
-class EngineImpl final : public Engine, public p2p::FrameSink {
+class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::EventGate {
  public:
   EngineImpl(int world_rank, int world_size, std::uint64_t job_cookie, const TransportMaker& make,
              EngineOptions options = {});
@@ -84,7 +89,13 @@ class EngineImpl final : public Engine, public p2p::FrameSink {
   void on_frame_end(int peer, std::uint64_t token, std::span<const std::byte> payload) override;
   void on_send_complete(int peer, std::uint64_t token) override;
 
+  // EventGate (thread mode): the big lock around one round of events.
+  void enter() override;
+  void leave() noexcept override;
+
   // For tests and diagnostics.
+  p2p::ProgressMode progress_mode() const noexcept { return mode_; }
+  bool progress_thread_running() const noexcept { return progress_thread_.joinable(); }
   const MatchQueues& queues() const noexcept { return queues_; }
   std::size_t rendezvous_threshold(int peer);
   std::string transport_name(int peer);
@@ -118,6 +129,27 @@ class EngineImpl final : public Engine, public p2p::FrameSink {
                   PointRequest* owner);
   bool drain_pending();
   bool poll_adopted();
+  // One progress round of the polling thread (poll mode).
+  bool poll_round();
+
+  // ---- thread mode ----
+  // A thread sleeping in wait_until; its predicate is evaluated by whoever
+  // releases the big lock (release hook), which wakes it when it holds.
+  struct Waiter {
+    const std::function<bool()>* done = nullptr;
+    std::condition_variable cv;
+    bool ready = false;
+  };
+  // The engine-side work that needs no io_context: failures and leftovers
+  // of the transports the engine drives, refused frames, adopted requests.
+  bool background_round(bool from_gate);
+  bool thread_mode_progress(bool may_yield);
+  void thread_mode_wait(const std::function<bool()>& done);
+  void start_progress_threads();
+  void stop_progress_thread() noexcept;
+  void progress_thread_main();
+  void check_waiters() noexcept;
+  void rethrow_thread_failure();
 
   PointRequest* create_point(PointRole role, const void* buf, int count, MPI_Datatype type, int rank,
                              int tag, core::Comm* comm, std::uint32_t context, SendMode mode);
@@ -151,13 +183,18 @@ class EngineImpl final : public Engine, public p2p::FrameSink {
   int rank_;
   int size_;
   std::uint64_t cookie_;
-  // Declared before the transports: they hold handlers on it.  One thread
-  // runs it at a time (the waiting application thread now, a progress thread
-  // in thread mode), which the hint lets asio exploit.
-  boost::asio::io_context io_{1};
+  p2p::ProgressMode mode_;
+  // Declared before the transports: they hold handlers on it.  Poll mode:
+  // one thread runs it at a time (the waiting thread, under the big lock
+  // when there are several), which hint 1 lets asio exploit.  Thread mode:
+  // the progress thread blocks in it while application threads start
+  // operations (send()) on its sockets and timers, so asio's internal
+  // locking must stay on (the default hint).
+  boost::asio::io_context io_;
   boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_;
   std::vector<std::unique_ptr<p2p::Transport>> transports_;
   bool can_sleep_ = true;  // every transport wakes io_ (else sleeps are short)
+  std::vector<p2p::Transport*> fd_transports_;  // can_block: driven by io_ (thread mode: the engine's thread)
   std::vector<Peer> peers_;
   std::vector<int> peers_with_pending_;
   MatchQueues queues_;
@@ -174,6 +211,16 @@ class EngineImpl final : public Engine, public p2p::FrameSink {
   std::int64_t rsize_ = -1;
   std::int64_t spin_ = 0;  // microseconds
   bool proto_info_ = false;
+
+  // Thread mode.  Everything below except stopping_ is guarded by the big lock.
+  std::thread progress_thread_;
+  std::thread::id progress_thread_id_;
+  std::atomic<bool> stopping_{false};
+  bool threads_started_ = false;
+  bool closing_ = false;                  // the destructor runs: leave() does no work
+  std::vector<Waiter*> waiters_;
+  std::exception_ptr thread_failure_;     // thrown by a handler or a round of the progress thread
+  bool wake_all_ = false;                 // a failure: every waiter looks for itself
 };
 
 std::unique_ptr<Engine> make_engine_with(int world_rank, int world_size, std::uint64_t job_cookie,

@@ -1,5 +1,7 @@
 #include "p2p/self/self_transport.hpp"
 
+#include <boost/asio/post.hpp>
+
 #include <cstring>
 
 #include "core/error.hpp"
@@ -7,7 +9,26 @@
 namespace gridmpi::p2p {
 
 SelfTransport::SelfTransport(const TransportContext& context)
-    : rank_(context.world_rank), sink_(context.sink) {}
+    : rank_(context.world_rank), sink_(context.sink), life_(std::make_shared<SelfTransport*>(this)) {
+  if (context.progress == ProgressMode::thread) {
+    io_ = context.io;
+    gate_ = context.gate;
+  }
+}
+
+SelfTransport::~SelfTransport() { *life_ = nullptr; }
+
+void SelfTransport::post_delivery() {
+  if (!io_ || delivery_posted_) return;
+  delivery_posted_ = true;
+  boost::asio::post(*io_, [life = life_, gate = gate_] {
+    GateScope scope(gate);
+    if (SelfTransport* self = *life) {
+      self->delivery_posted_ = false;
+      self->progress();
+    }
+  });
+}
 
 Capabilities SelfTransport::capabilities() const {
   Capabilities caps;
@@ -30,11 +51,13 @@ SendStatus SelfTransport::send(int peer, std::span<const std::byte> header,
   if (payload.size() <= copy_limit) {
     frame.copied_payload.assign(payload.begin(), payload.end());
     queue_.push_back(std::move(frame));
+    post_delivery();
     return SendStatus::complete;
   }
   frame.referenced = true;
   frame.referenced_payload = payload;
   queue_.push_back(std::move(frame));
+  post_delivery();
   return SendStatus::in_flight;
 }
 

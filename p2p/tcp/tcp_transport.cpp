@@ -74,7 +74,12 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
   enum class Role { outgoing, incoming };
 
   Connection(TcpTransport& owner, tcp::socket socket, Role role, int peer)
-      : owner_(&owner), socket_(std::move(socket)), timer_(socket_.get_executor()), role_(role), peer_(peer) {
+      : owner_(&owner),
+        gate_(owner.context_.gate),
+        socket_(std::move(socket)),
+        timer_(socket_.get_executor()),
+        role_(role),
+        peer_(peer) {
     buffer_.resize(read_buffer_size);
   }
 
@@ -107,6 +112,7 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
     auto self = shared_from_this();
     timer_.expires_after(timeout);
     timer_.async_wait([self, what, timeout](const error_code& ec) {
+      GateScope scope(self->gate_);
       if (ec || !self->owner_ || self->state_ != State::connecting) return;
       self->owner_->fail(fmt::format("{}: no answer within {} ms (host down or port filtered? see "
                                      "_YAMPI_PORT_RANGE and GRIDMPI_TCP_NETWORK)",
@@ -114,6 +120,7 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
       self->close_socket();
     });
     socket_.async_connect(to, [self, what](const error_code& ec) {
+      GateScope scope(self->gate_);
       if (!self->owner_ || self->state_ != State::connecting) return;
       self->timer_.cancel();
       if (ec) {
@@ -133,6 +140,7 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
     auto self = shared_from_this();
     timer_.expires_after(hello_timeout);
     timer_.async_wait([self, hello_timeout](const error_code& ec) {
+      GateScope scope(self->gate_);
       if (ec || !self->owner_ || self->peer_ >= 0 || self->state_ != State::open) return;
       self->owner_->refuse(self, fmt::format("no hello within {} ms", hello_timeout.count()));
     });
@@ -227,7 +235,10 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
     read_pending_ = true;
     auto self = shared_from_this();
     socket_.async_read_some(asio::buffer(target.data(), target.size()),
-                            [self](const error_code& ec, std::size_t n) { self->on_read(ec, n); });
+                            [self](const error_code& ec, std::size_t n) {
+                              GateScope scope(self->gate_);
+                              self->on_read(ec, n);
+                            });
   }
 
  private:
@@ -279,7 +290,10 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
     write_pending_ = true;
     auto self = shared_from_this();
     socket_.async_write_some(std::move(buffers),
-                             [self](const error_code& ec, std::size_t n) { self->on_written(ec, n); });
+                             [self](const error_code& ec, std::size_t n) {
+                               GateScope scope(self->gate_);
+                               self->on_written(ec, n);
+                             });
   }
 
   void on_written(const error_code& ec, std::size_t n) {
@@ -467,6 +481,9 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
   friend class TcpTransport;
 
   TcpTransport* owner_;
+  // Thread progress mode: every handler runs inside the request layer's
+  // lock (null in poll mode, where the polling thread holds it already).
+  EventGate* gate_;
   tcp::socket socket_;
   asio::steady_timer timer_;
   Role role_;
@@ -550,7 +567,8 @@ void TcpTransport::open_listener() {
 }
 
 void TcpTransport::accept_next() {
-  acceptor_.async_accept([life = life_](const error_code& ec, tcp::socket socket) {
+  acceptor_.async_accept([life = life_, gate = context_.gate](const error_code& ec, tcp::socket socket) {
+    GateScope scope(gate);
     TcpTransport* self = *life;
     if (!self || ec == asio::error::operation_aborted) return;
     if (!ec) {
@@ -564,7 +582,8 @@ void TcpTransport::accept_next() {
     // rather than spinning on the same error.
     log().warn("tcp: rank {}: accept failed: {}; retrying in 100 ms", self->context_.world_rank, ec.message());
     self->accept_retry_.expires_after(std::chrono::milliseconds(100));
-    self->accept_retry_.async_wait([life](const error_code& wait_error) {
+    self->accept_retry_.async_wait([life, gate](const error_code& wait_error) {
+      GateScope scope(gate);
       if (TcpTransport* t = *life; t && !wait_error) t->accept_next();
     });
   });

@@ -1,14 +1,18 @@
 // The request engine over in-process transports: protocols, matching order,
 // truncation, cancel, probe, modes, persistent requests, buffered sends and
-// the pending queue.  Engines are pumped by hand (test_request_support.hpp).
+// the pending queue.  Engines are pumped by hand (test_request_support.hpp),
+// except in the thread progress mode cases at the end ("[thread]").
 #include <catch2/catch.hpp>
 
 #include <sys/resource.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <limits>
+#include <thread>
 
+#include "core/big_lock.hpp"
 #include "core/error.hpp"
 #include "test_request_support.hpp"
 
@@ -482,4 +486,218 @@ TEST_CASE("a waiting engine sleeps after its spin instead of burning the core", 
   double used = cpu_seconds() - before;
   INFO("cpu seconds used while waiting 0.3 s: " << used);
   CHECK(used < 0.1);
+}
+
+TEST_CASE("with a transport that has no fd, a waiting engine backs off instead of spinning", "[engine]") {
+  // The template transport says can_block = false: nothing wakes a sleep in
+  // the io_context, so the wait keeps polling, with sched_yield and then
+  // sleeps between polls (20 us growing to 500 us) after its spin.
+  EngineSet s(2, Wire::template_transport, options(), next_cookie());
+  auto cpu_seconds = [] {
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return u.ru_utime.tv_sec + u.ru_stime.tv_sec + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+  };
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
+  double before = cpu_seconds();
+  s[0].wait_until([&] { return std::chrono::steady_clock::now() >= until; });
+  double used = cpu_seconds() - before;
+  INFO("cpu seconds used while waiting 0.3 s: " << used);
+  CHECK(used < 0.1);
+}
+
+// ---- the thread progress mode ------------------------------------------------
+// Each engine runs its own progress thread; the test thread plays the
+// application: it holds the big lock around engine calls (as every MPI call
+// does) and never pumps the engines.
+
+namespace {
+
+request::EngineOptions thread_options(std::int64_t rsize = -1) {
+  request::EngineOptions o = options(rsize);
+  o.progress = p2p::ProgressMode::thread;
+  return o;
+}
+
+// What an MPI entry point holds for its whole call.
+struct Call {
+  Call() { core::big_lock().lock(); }
+  ~Call() { core::big_lock().unlock(); }
+  Call(const Call&) = delete;
+  Call& operator=(const Call&) = delete;
+};
+
+double process_cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_utime.tv_sec + u.ru_stime.tv_sec + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+}  // namespace
+
+TEST_CASE("thread mode: a rendezvous message completes while only the receiver waits", "[engine][thread]") {
+  EngineSet s(2, Wire::tcp, thread_options(), next_cookie());
+  CHECK(s.impl(0).progress_thread_running());
+  CHECK(s.impl(1).progress_thread_running());
+  CHECK(core::big_lock().enabled());
+  // 5 MiB goes by rendezvous: the sender's clear-to-send and data frames are
+  // handled by engine 0's progress thread, which nobody here pumps.
+  auto out = pattern(5 << 20, 3);
+  std::vector<std::byte> in(out.size());
+  Call call;
+  Request* sr = send(s, 0, 1, out, 4);
+  Request* rr = recv(s, 1, in, 0, 4);
+  s[1].wait_until([&] { return rr->complete; });
+  CHECK(in == out);
+  CHECK(rr->status.MPI_TAG == 4);
+  s[0].wait_until([&] { return sr->complete; });
+  finish(s, 0, sr);
+  finish(s, 1, rr);
+}
+
+TEST_CASE("thread mode: a waiter sleeps, and wakes when another thread completes its request",
+          "[engine][thread]") {
+  EngineSet s(1, Wire::tcp, thread_options(), next_cookie());
+  Request* r = nullptr;
+  {
+    Call call;
+    auto owned = std::make_unique<Request>();
+    owned->kind = request::RequestKind::generalized;  // completed by "MPI_Grequest_complete"
+    r = s[0].adopt(std::move(owned));
+  }
+  using clock = std::chrono::steady_clock;
+  // The safety net wakes a sleeper every 50 ms; completing 60 ms into the
+  // wait, only the release hook gets the waiter out within 30 ms.
+  clock::time_point completed_at;
+  std::thread completer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(60));
+    Call call;
+    r->complete = true;
+    completed_at = clock::now();
+  });
+  double cpu_before = process_cpu_seconds();
+  {
+    Call call;
+    s[0].wait_until([&] { return r->complete; });
+  }
+  auto woke_at = clock::now();
+  double cpu_used = process_cpu_seconds() - cpu_before;
+  completer.join();
+  auto late = std::chrono::duration_cast<std::chrono::milliseconds>(woke_at - completed_at);
+  INFO("woke " << late.count() << " ms after the completion, " << cpu_used << " s of CPU");
+  CHECK(late.count() < 30);
+  CHECK(cpu_used < 0.03);  // 60 ms of sleeping, not of spinning
+  Call call;
+  finish(s, 0, r);
+}
+
+TEST_CASE("thread mode: a blocked wait uses almost no CPU", "[engine][thread]") {
+  EngineSet s(2, Wire::tcp, thread_options(), next_cookie());
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
+  double before = process_cpu_seconds();
+  {
+    Call call;
+    // Nothing completes it but time: only the safety net looks (6 times).
+    s[0].wait_until([&] { return std::chrono::steady_clock::now() >= until; });
+  }
+  double used = process_cpu_seconds() - before;
+  INFO("cpu seconds used while waiting 0.3 s: " << used);
+  CHECK(used < 0.03);
+}
+
+TEST_CASE("thread mode: a message to oneself arrives while its receiver sleeps", "[engine][thread]") {
+  EngineSet s(1, Wire::tcp, thread_options(), next_cookie());
+  auto out = pattern(100, 5);
+  std::vector<std::byte> in(out.size());
+  Request* rr = nullptr;
+  {
+    Call call;
+    rr = recv(s, 0, in, 0, 9);
+  }
+  // Another thread sends while this one sleeps in wait_until: the self
+  // transport's posted delivery, run by the progress thread, completes it.
+  std::thread sender([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    Call call;
+    s[0].release(send(s, 0, 0, out, 9));
+  });
+  {
+    Call call;
+    s[0].wait_until([&] { return rr->complete; });
+    CHECK(in == out);
+    finish(s, 0, rr);
+  }
+  sender.join();
+}
+
+TEST_CASE("thread mode: adopted requests progress while the application only sleeps", "[engine][thread]") {
+  EngineSet s(2, Wire::tcp, thread_options(), next_cookie());
+  auto out = pattern(64, 7);
+  std::vector<std::byte> in(out.size());
+  Request* adopted = nullptr;
+  Request* rr = nullptr;
+  {
+    Call call;
+    rr = recv(s, 1, in, 0, 11);
+    // A "non-blocking collective": done when its receive is.
+    auto owned = std::make_unique<Request>();
+    owned->kind = request::RequestKind::collective;
+    owned->poll = [rr] { return rr->complete; };
+    adopted = s[1].adopt(std::move(owned));
+    s[0].release(send(s, 0, 1, out, 11));
+  }
+  // No engine call from here: engine 1's progress thread receives the
+  // frame and, finishing that round, polls the adopted request.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  bool done = false;
+  while (!done && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    Call call;
+    done = adopted->complete;
+  }
+  CHECK(done);
+  Call call;
+  CHECK(in == out);
+  finish(s, 1, adopted);
+  finish(s, 1, rr);
+}
+
+TEST_CASE("thread mode: shutdown stops the progress thread", "[engine][thread]") {
+  EngineSet s(2, Wire::tcp, thread_options(), next_cookie());
+  std::thread other([&] {
+    Call call;
+    s[1].shutdown();
+  });
+  {
+    Call call;
+    s[0].shutdown();
+    CHECK_FALSE(s.impl(0).progress_thread_running());
+  }
+  other.join();
+  CHECK_FALSE(s.impl(1).progress_thread_running());
+}
+
+TEST_CASE("big lock wait releases every level and comes back at the same depth", "[engine][thread][big_lock]") {
+  core::BigLock lock;
+  std::condition_variable cv;
+  bool ready = false;
+  bool other_entered = false;
+  lock.lock();
+  lock.lock();
+  std::thread other([&] {
+    lock.lock();  // only possible while the owner waits
+    other_entered = true;
+    ready = true;
+    cv.notify_one();
+    lock.unlock();
+  });
+  lock.wait(cv, std::chrono::seconds(10), ready);
+  CHECK(ready);
+  CHECK(other_entered);
+  CHECK(lock.depth() == 2);
+  lock.unlock();
+  CHECK(lock.depth() == 1);
+  lock.unlock();
+  CHECK(lock.depth() == 0);
+  other.join();
 }
