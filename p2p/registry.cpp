@@ -3,12 +3,22 @@
 #include "p2p/self/self_transport.hpp"
 #include "p2p/tcp/tcp_transport.hpp"
 #include "p2p/transport.hpp"
+#include "p2p/vendor/vendor_library.hpp"
+#include "p2p/vendor/vendor_transport.hpp"
 
 namespace gridmpi::p2p {
 
 const std::vector<TransportFactory>& transport_factories() {
   static const std::vector<TransportFactory> factories{
       {"self", [](const TransportContext& c) -> std::unique_ptr<Transport> { return std::make_unique<SelfTransport>(c); }},
+      // Before tcp, and cheaper in capabilities(): the engine picks it for
+      // every peer of our cluster (the vendor job); tcp/impi reach the rest.
+      {"vendor",
+       [](const TransportContext& c) -> std::unique_ptr<Transport> {
+         vendor::Library* library = vendor::process_library();
+         if (!library || c.world_size < 2) return nullptr;  // not started with mpirun -vendor
+         return std::make_unique<vendor::VendorTransport>(c, *library, vendor::VendorOptions::from_configuration());
+       }},
       {"tcp",
        [](const TransportContext& c) -> std::unique_ptr<Transport> {
          if (c.world_size < 2) return nullptr;  // a singleton talks only to itself
