@@ -26,6 +26,8 @@
 #include "impi/params.hpp"
 #include "impi/transport.hpp"
 #include "launcher/control_client.hpp"
+#include "p2p/vendor/vendor_library.hpp"
+#include "request/progress_mode.hpp"
 #include "request/request.hpp"
 
 namespace gridmpi::core {
@@ -177,6 +179,18 @@ void require_initialized(const char* function) {
 
 bool is_main_thread() noexcept { return std::this_thread::get_id() == main_thread; }
 
+// on_exit handler of a process whose vendor MPI is open (mpirun -vendor):
+// ending without MPI_Finalize must not finalize the vendor on the way out
+// (the library's destructor would: a collective the other ranks never join,
+// which hangs in Open MPI and aborts in MPICH), so such a process leaves at
+// once with its status and mpirun reports "exited without MPI_Finalize".
+// Registered after the vendor's own exit handlers, so it runs before them.
+extern "C" void leave_without_vendor_finalize(int status, void*) {
+  if (current_state == State::finalized) return;
+  std::fflush(nullptr);
+  _exit(status);
+}
+
 const conf::Param<bool> no_flush_param{
     "io.noflush", false, "",
     "keep stdout fully buffered when it is not a terminal (default: line-buffered from MPI_Init)",
@@ -193,6 +207,21 @@ int initialize(int required_thread_level, int* argc, char*** argv) {
   if (!no_flush_param.get()) std::setvbuf(stdout, nullptr, _IOLBF, 0);
 
   auto rt = std::make_unique<Runtime>();
+  // Started by a vendor MPI's mpiexec (mpirun -vendor): that MPI is
+  // initialised first, because the rank is its MPI_COMM_WORLD rank
+  // (ControlClient::from_environment takes it from there).  In poll mode our
+  // big lock already serialises every vendor call.
+  if (const char* plugin = std::getenv("GRIDMPI_VENDOR_PLUGIN");
+      plugin && *plugin && !std::getenv("_YAMPI_MYRANK") && std::getenv("_YAMPI_PHOST")) {
+    int level = request::progress_mode_setting() == p2p::ProgressMode::thread ? MPI_THREAD_MULTIPLE
+                                                                             : MPI_THREAD_SERIALIZED;
+    try {
+      p2p::vendor::open_process_library(plugin, level);
+    } catch (const std::exception& e) {
+      throw MpiError(MPI_ERR_OTHER, e.what());
+    }
+    ::on_exit(leave_without_vendor_finalize, nullptr);
+  }
   try {
     rt->control = launcher::ControlClient::from_environment();
   } catch (const std::exception& e) {
@@ -304,6 +333,9 @@ void finalize() {
     if (Comm* p = comm_table().find(c)) p->coll_state.reset();
   the_runtime.reset();
   the_layout = JobLayout{};
+  // The vendor MPI (mpirun -vendor) ends last: the engine and its vendor
+  // transport are gone now.
+  p2p::vendor::close_process_library();
 }
 
 }  // namespace gridmpi::core

@@ -17,6 +17,7 @@
 #include "conf/registry.hpp"
 #include "launcher/control_protocol.hpp"
 #include "launcher/net.hpp"
+#include "p2p/vendor/vendor_library.hpp"
 
 namespace gridmpi::launcher {
 
@@ -189,7 +190,19 @@ class TcpControlClient final : public ControlClient {
 std::unique_ptr<ControlClient> ControlClient::from_environment() {
   if (!std::getenv("_YAMPI_PHOST") || !std::getenv("_YAMPI_PPORT")) return nullptr;
   int size = static_cast<int>(env_integer("_YAMPI_NPROCS", 1, 1 << 30));
-  int rank = static_cast<int>(env_integer("_YAMPI_MYRANK", 0, size - 1));
+  int rank = 0;
+  if (p2p::vendor::Library* vendor = p2p::vendor::process_library(); vendor && !std::getenv("_YAMPI_MYRANK")) {
+    // mpirun -vendor: one environment for all ranks; the rank is the
+    // vendor's MPI_COMM_WORLD rank (core/runtime.cpp opened the vendor first).
+    if (vendor->size() != size)
+      throw std::runtime_error("the vendor MPI started " + std::to_string(vendor->size()) +
+                               " processes but mpirun expects " + std::to_string(size) +
+                               " (_YAMPI_NPROCS): was the program started by another launcher? start it with "
+                               "mpirun -vendor NAME -np N only");
+    rank = vendor->rank();
+  } else {
+    rank = static_cast<int>(env_integer("_YAMPI_MYRANK", 0, size - 1));
+  }
   int port = static_cast<int>(env_integer("_YAMPI_PPORT", 1, 65535));
   std::string cookie_text = env_or_empty("_YAMPI_PHASH");
   char* end = nullptr;

@@ -4,11 +4,15 @@
 // decision about the job is JobControl's.  With -client K ADDR:PORT it is
 // also the IMPI client agent: it holds the connection to impi-server and
 // feeds it to impi::ClientSession, which makes the protocol's decisions.
+// With -vendor NAME (the poe method, rpim/vendor.hpp) the whole job is one
+// command, the vendor MPI's own mpiexec, whose processes are gridmpi-proxy
+// agents: to JobControl every rank is then a "remote" rank with an agent.
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -22,6 +26,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <random>
 
@@ -39,6 +44,7 @@
 #include "rpim/method.hpp"
 #include "rpim/placement.hpp"
 #include "rpim/spawn.hpp"
+#include "rpim/vendor.hpp"
 
 extern char** environ;
 
@@ -170,6 +176,13 @@ class Mpirun {
   int dry_run() const;
   void launch(const RankPlan& p);
   void launch_more();
+  // mpirun -vendor NAME (the poe method)
+  bool vendor_mode() const { return !vendor_.name.empty(); }
+  void read_vendor_settings();
+  std::vector<std::string> vendor_job_argv(const std::string& hostfile) const;
+  void launch_vendor();
+  void vendor_tick(Clock::time_point now);
+  void stop_vendor_launcher();
   void apply(std::vector<Action> actions);
   void apply_all();
   // mpirun -client: the impi-server connection.
@@ -256,7 +269,78 @@ class Mpirun {
   std::int64_t connect_retry_ = 10;
   std::chrono::milliseconds connect_sleep_{1000};
   ServerLink server_;
+
+  rpim::VendorSpec vendor_;
+  std::string vendor_hostfile_;  // the translated host file (removed at the end)
+  bool vendor_all_local_ = true;  // every rank on this host
+  std::string vendor_shm_dir_;    // Open MPI's shared-memory files (removed at the end)
+  pid_t vendor_pid_ = -1;
+  bool vendor_reaped_ = false;
+  int vendor_status_ = 0;
+  bool vendor_agents_seen_ = false;
+  // The vendor's mpiexec ended; the ranks that have not reported are told
+  // about it a moment later (an MPI_Abort being settled is reported first).
+  std::optional<Clock::time_point> vendor_exit_report_at_;
+  // Per rank: its agent's connection closed without a report (the vendor
+  // killed the agent); told to JobControl at that time, as a lost contact.
+  std::vector<bool> vendor_agent_was_connected_;
+  std::vector<std::optional<Clock::time_point>> vendor_agent_lost_at_;
 };
+
+// Every process below mpirun (mpirun -vendor is a child subreaper, so the
+// vendor's daemons and ranks come back to it when their parents die).
+std::vector<pid_t> descendants() {
+  std::map<pid_t, std::vector<pid_t>> children;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator("/proc", ec)) {
+    std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string text;
+    std::getline(stat, text);
+    auto close = text.rfind(')');
+    if (close == std::string::npos) continue;
+    char state = 0;
+    int ppid = 0;
+    if (std::sscanf(text.c_str() + close + 1, " %c %d", &state, &ppid) != 2) continue;
+    if (state == 'Z' || state == 'X') continue;  // gone; only its parent can reap it
+    children[ppid].push_back(static_cast<pid_t>(std::atoi(name.c_str())));
+  }
+  std::vector<pid_t> out;
+  std::vector<pid_t> todo{::getpid()};
+  while (!todo.empty()) {
+    pid_t p = todo.back();
+    todo.pop_back();
+    for (pid_t c : children[p]) {
+      out.push_back(c);
+      todo.push_back(c);
+    }
+  }
+  return out;
+}
+
+// Stops everything left below mpirun: SIGTERM, SIGKILL after `grace`.
+// reap() collects what ends (mpirun's own children are reported by it).
+template <class Reap>
+void stop_descendants(std::chrono::milliseconds grace, Reap reap) {
+  auto left = descendants();
+  if (left.empty()) return;
+  for (pid_t p : left) ::kill(p, SIGTERM);
+  auto deadline = Clock::now() + grace;
+  for (;;) {
+    reap();
+    left = descendants();
+    if (left.empty() || Clock::now() >= deadline) break;
+    ::poll(nullptr, 0, 20);
+  }
+  for (pid_t p : left) ::kill(p, SIGKILL);
+  auto reap_deadline = Clock::now() + std::chrono::seconds(2);
+  while (!descendants().empty() && Clock::now() < reap_deadline) {
+    reap();
+    ::poll(nullptr, 0, 10);
+  }
+  reap();
+}
 
 void Mpirun::read_settings() {
   try {
@@ -322,6 +406,38 @@ void Mpirun::read_settings() {
   } catch (const std::exception& e) {
     usage_exit("malformed _YAMPI_RSH '" + rsh_ + "': " + e.what() + "; fix the quoting");
   }
+}
+
+// mpirun -vendor NAME (or vendor.name): which vendor, and that its launcher
+// and plug-in are there, checked before anything starts (one line, exit 2).
+void Mpirun::read_vendor_settings() {
+  try {
+    rpim::VendorSettings v;
+    v.name = settings::vendor_name.get();
+    v.mpiexec = settings::vendor_mpiexec.get();
+    v.plugin = settings::vendor_plugin.get();
+    v.style = settings::vendor_style.get();
+    v.mpiexec_args = settings::vendor_mpiexec_args.get();
+    v.rank_env = settings::vendor_rank_env.get();
+    std::string root = conf::mpiroot();
+    vendor_ = rpim::resolve_vendor(v, root.empty() ? root_.string() : root);
+  } catch (const conf::ConfigError& e) {
+    usage_exit(std::string(e.what()) + "; correct the value (or unset it) and run again");
+  } catch (const rpim::VendorError& e) {
+    usage_exit(e.what());
+  }
+  if (!vendor_mode()) return;
+  const std::string& command = vendor_.mpiexec.front();
+  std::string found = resolve_program(command);
+  if (::access(found.c_str(), X_OK) != 0 || fs::is_directory(found))
+    usage_exit("the " + vendor_.name + " vendor's launcher '" + command +
+               "' is not installed or not on PATH; install that MPI (Debian: openmpi-bin, mpich) or name its "
+               "mpiexec in vendor.mpiexec");
+  std::error_code ec;
+  if (!fs::is_regular_file(vendor_.plugin, ec))
+    usage_exit("the " + vendor_.name + " vendor plug-in " + vendor_.plugin +
+               " does not exist; build gridmpi where that MPI's mpicc is installed (p2p/vendor/) or name the "
+               "plug-in in vendor.plugin (GRIDMPI_VENDOR_PLUGIN)");
 }
 
 // mpirun -client: everything is checked before a rank is started, so that
@@ -408,16 +524,46 @@ void Mpirun::plan_ranks() {
       p.phost = source_address_toward(p.host).value_or(toward_remote);
     }
   }
+  if (!vendor_mode()) return;
+  // The vendor's mpiexec starts every rank, wherever the host file says,
+  // with ONE environment: one address for mpirun, chosen by the hosts
+  // (not by _YAMPI_RSH, which the vendor does not use).
+  std::string remote_host;
+  for (const auto& p : plans_) {
+    auto it = local_cache.find(p.host);
+    if (it != local_cache.end() && !it->second) {
+      remote_host = p.host;
+      break;
+    }
+  }
+  vendor_all_local_ = remote_host.empty();
+  std::string phost = "127.0.0.1";
+  if (!address_setting_.empty())
+    phost = address_setting_;
+  else if (!remote_host.empty())
+    phost = source_address_toward(remote_host).value_or(first_interface_address().value_or("127.0.0.1"));
+  for (auto& p : plans_) {
+    p.method = rpim::Method{rpim::Kind::poe, vendor_.mpiexec};
+    p.local = false;
+    p.phost = phost;
+  }
 }
 
 std::vector<std::string> Mpirun::rank_environment(const RankPlan& p, bool with_cookie) const {
   std::vector<std::string> env = {
       "_YAMPI_NPROCS=" + std::to_string(plans_.size()),
-      "_YAMPI_MYRANK=" + std::to_string(p.rank),
       "_YAMPI_PHOST=" + p.phost,
       "_YAMPI_PPORT=" + (options_.dryrun ? std::string("<port>") : std::to_string(port_)),
-      "_YAMPI_NODENAME=" + p.host,
   };
+  if (vendor_mode()) {
+    // One environment for every rank: the rank is the vendor's
+    // MPI_COMM_WORLD rank, which the runtime learns from the plug-in.
+    env.push_back("GRIDMPI_VENDOR=" + vendor_.name);
+    env.push_back("GRIDMPI_VENDOR_PLUGIN=" + vendor_.plugin);
+  } else {
+    env.push_back("_YAMPI_MYRANK=" + std::to_string(p.rank));
+    env.push_back("_YAMPI_NODENAME=" + p.host);
+  }
   if (with_cookie) env.push_back("_YAMPI_PHASH=" + (options_.dryrun ? std::string("<cookie>") : std::to_string(cookie_)));
   if (options_.nounix) env.push_back("_YAMPI_DISABLE_UNIX=1");
   if (client_mode()) {
@@ -455,6 +601,14 @@ std::vector<std::string> Mpirun::launch_argv(const RankPlan& p) const {
 }
 
 int Mpirun::dry_run() const {
+  if (vendor_mode()) {
+    std::string line = "job (poe, " + vendor_.name + "): " + rpim::shell_join(rank_environment(plans_[0], true)) +
+                       " " + rpim::shell_join(vendor_job_argv(hosts_.empty() ? "" : "<host file>"));
+    write_all(1, line + "\n");
+    if (!hosts_.empty())
+      write_all(1, "<host file>:\n" + rpim::vendor_hostfile_text(vendor_.style, hosts_));
+    return 0;
+  }
   for (const auto& p : plans_) {
     std::string line = "rank " + std::to_string(p.rank) + " on " + p.host + " (" + p.method.name() + "): ";
     if (p.local) line += rpim::shell_join(rank_environment(p, true)) + " ";
@@ -498,7 +652,144 @@ void Mpirun::launch(const RankPlan& p) {
   }
 }
 
+std::vector<std::string> Mpirun::vendor_job_argv(const std::string& hostfile) const {
+  const char* mpiroot = std::getenv("MPIROOT");
+  fs::path base = mpiroot && *mpiroot ? fs::path(mpiroot) : root_;
+  rpim::VendorLaunch launch;
+  launch.np = static_cast<int>(plans_.size());
+  launch.hostfile = hostfile;
+  launch.showrank = showrank_;
+  launch.as_root = ::geteuid() == 0;
+  // Open MPI refuses more processes than slots (without a host file: cores).
+  long slots = hosts_.empty() ? ::sysconf(_SC_NPROCESSORS_ONLN) : rpim::total_slots(hosts_);
+  launch.oversubscribe = launch.np > slots;
+  // Remote hosts get exactly what a remote shell start would pass, by name.
+  std::vector<std::string> names;
+  auto add_name = [&](const std::string& entry) {
+    std::string name = entry.substr(0, entry.find('='));
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  };
+  for (const auto& e : environment_for_remote(extra_env_names_)) add_name(e);
+  for (const auto& e : rank_environment(plans_[0], true)) add_name(e);
+  launch.env_names = std::move(names);
+
+  launch.agent_argv = {(base / "bin" / "gridmpi-proxy").string(), "--vendor", "--rank-env", vendor_.rank_env};
+  if (chdir_) {
+    launch.agent_argv.push_back("--cwd");
+    launch.agent_argv.push_back(fs::current_path().string());
+  }
+  launch.agent_argv.push_back("--");
+  launch.agent_argv.insert(launch.agent_argv.end(), program_.begin(), program_.end());
+  rpim::VendorSpec spec = vendor_;
+  if (!vendor_shm_dir_.empty()) {
+    // Open MPI leaves its shared-memory files in /dev/shm when a rank is
+    // killed; in a directory of the job's own they go with it.
+    spec.extra_args.insert(spec.extra_args.begin(), {"--mca", "btl_vader_backing_directory", vendor_shm_dir_});
+  }
+  return rpim::vendor_argv(spec, launch);
+}
+
+// The whole job: the vendor's mpiexec, once.
+void Mpirun::launch_vendor() {
+  auto now = Clock::now();
+  if (!hosts_.empty()) {
+    // A private file (mode 0600) in TMPDIR, removed when mpirun ends.
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/gridmpi-hosts-XXXXXX";
+    int fd = ::mkstemp(pattern.data());
+    std::string text = rpim::vendor_hostfile_text(vendor_.style, hosts_);
+    if (fd < 0 || !write_all(fd, text)) {
+      if (fd >= 0) ::close(fd);
+      job_->launch_failed(0, "cannot write the vendor's host file in " + pattern + ": " + std::strerror(errno) +
+                                 "; set TMPDIR to a writable directory", now);
+      return;
+    }
+    ::close(fd);
+    vendor_hostfile_ = pattern;
+  }
+  // Debian's Open MPI 4 on one host: its shared-memory files in a private
+  // directory (a site-defined or remote job keeps the vendor's default).
+  if (vendor_.name == "openmpi" && vendor_all_local_) {
+    std::string pattern = "/dev/shm/gridmpi-vendor-XXXXXX";
+    if (::mkdtemp(pattern.data())) vendor_shm_dir_ = pattern;
+  }
+  // Orphans (the vendor's daemons, ranks whose agent died) come back to
+  // mpirun, which stops whatever is left at the end.
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+  rpim::SpawnRequest request;
+  request.argv = vendor_job_argv(vendor_hostfile_);
+  request.env = rpim::environment_with(rank_environment(plans_[0], true));
+  request.stdin_mode = stdin_open_ ? rpim::StdinMode::pipe : rpim::StdinMode::null;
+  rpim::SpawnedProcess process;
+  try {
+    process = rpim::spawn(request);
+  } catch (const rpim::SpawnError& e) {
+    job_->launch_failed(0, std::string("the vendor's mpiexec: ") + e.what() + "; check vendor.mpiexec", now);
+    return;
+  }
+  vendor_pid_ = process.pid;
+  for (const auto& p : plans_) job_->launched(p.rank, 0, now);
+  children_.push_back(Child{process.pid, -1, true});
+  set_nonblocking(process.stdout_fd.get());
+  set_nonblocking(process.stderr_fd.get());
+  // The vendor tags lines itself (-showrank: --tag-output, -prepend-rank).
+  streams_.push_back(Stream{std::move(process.stdout_fd), LineBuffer(""), 1});
+  streams_.push_back(Stream{std::move(process.stderr_fd), LineBuffer(""), 2});
+  if (stdin_open_) {
+    // The vendor forwards its input to rank 0.
+    set_nonblocking(process.stdin_fd.get());
+    rank0_stdin_ = std::move(process.stdin_fd);
+  }
+}
+
+void Mpirun::vendor_tick(Clock::time_point now) {
+  if (!vendor_mode() || vendor_pid_ < 0) return;
+  vendor_agent_was_connected_.resize(plans_.size(), false);
+  vendor_agent_lost_at_.resize(plans_.size());
+  for (const auto& p : plans_) {
+    auto r = static_cast<std::size_t>(p.rank);
+    bool connected = job_->agent_connected(p.rank);
+    if (connected || job_->rank_gone(p.rank)) vendor_agents_seen_ = true;
+    // An agent gone without its report (its last frame is read before its
+    // end of file): the vendor killed it, usually stopping the job after
+    // another rank's failure, which is reported first (an abort settles
+    // within abort_settle, less than this delay).
+    if (vendor_agent_was_connected_[r] && !connected && !job_->rank_gone(p.rank) && !vendor_agent_lost_at_[r])
+      vendor_agent_lost_at_[r] = now + std::chrono::milliseconds(1000);
+    vendor_agent_was_connected_[r] = connected;
+    if (vendor_agent_lost_at_[r] && now >= *vendor_agent_lost_at_[r]) {
+      vendor_agent_lost_at_[r].reset();
+      if (!job_->rank_gone(p.rank)) job_->remote_shell_exited(p.rank, W_EXITCODE(0, SIGKILL), now);
+    }
+  }
+  if (!vendor_exit_report_at_ || now < *vendor_exit_report_at_) return;
+  vendor_exit_report_at_.reset();
+  if (!vendor_agents_seen_ && !job_->failed()) {
+    std::string status = WIFSIGNALED(vendor_status_) ? "was killed by " + describe_signal(WTERMSIG(vendor_status_))
+                                                      : "exited with status " +
+                                                            std::to_string(WEXITSTATUS(vendor_status_));
+    job_->external_failure("mpirun: the " + vendor_.name + " vendor's mpiexec (" + vendor_.mpiexec.front() + ") " +
+                               status + " before starting any rank (its messages are above); check that '" +
+                               vendor_.mpiexec.front() + " -n 1 true' works",
+                           now);
+  }
+  // Ranks whose agent never reported their end are lost with the launcher.
+  for (const auto& p : plans_)
+    if (!job_->rank_gone(p.rank)) job_->remote_shell_exited(p.rank, vendor_status_, now);
+}
+
+// SIGTERM to the vendor's mpiexec (its process group): it stops its ranks
+// and daemons itself.  SIGKILL stops everything below mpirun.
+void Mpirun::stop_vendor_launcher() {
+  if (vendor_pid_ > 0 && !vendor_reaped_) ::kill(-vendor_pid_, SIGTERM);
+}
+
 void Mpirun::launch_more() {
+  if (vendor_mode()) {
+    if (next_launch_ == 0 && !job_->failed()) launch_vendor();
+    next_launch_ = plans_.size();
+    return;
+  }
   while (next_launch_ < plans_.size() && !job_->failed()) {
     const RankPlan& p = plans_[next_launch_];
     if (!p.local && max_starting_ > 0) {
@@ -548,6 +839,17 @@ void Mpirun::apply(std::vector<Action> actions) {
     } else if (auto* print = std::get_if<action::Print>(&a)) {
       print_err(print->line);
     } else if (auto* sig = std::get_if<action::SignalLocal>(&a)) {
+      if (vendor_mode()) {
+        // Ranks with an agent are signalled through it (proxy_signal); the
+        // launcher itself only when no agent is there to do it, or at the end.
+        bool any_agent = false;
+        for (const auto& p : plans_) any_agent = any_agent || job_->agent_connected(p.rank);
+        if (sig->signo == SIGKILL)
+          stop_descendants(std::chrono::milliseconds(0), [this] { reap(); });
+        else if (!any_agent)
+          stop_vendor_launcher();
+        continue;
+      }
       for (const auto& c : children_) {
         if (!c.remote_shell) {
           // The whole process group: the rank and whatever it started.
@@ -747,7 +1049,13 @@ void Mpirun::reap() {
     for (auto& c : children_) {
       if (c.pid != pid || c.reaped) continue;
       c.reaped = true;
-      if (c.remote_shell)
+      if (pid == vendor_pid_) {
+        vendor_reaped_ = true;
+        vendor_status_ = status;
+        // The agents' last reports may still be in flight, and an abort
+        // settling (abort_settle) is the cause worth naming.
+        vendor_exit_report_at_ = Clock::now() + std::chrono::milliseconds(1000);
+      } else if (c.remote_shell)
         job_->remote_shell_exited(c.rank, status, Clock::now());
       else
         job_->process_exited(c.rank, status, Clock::now());
@@ -828,6 +1136,8 @@ void Mpirun::event_loop() {
     auto earliest = [&](std::optional<Clock::time_point> t) {
       if (t && (!deadline || *t < *deadline)) deadline = t;
     };
+    earliest(vendor_exit_report_at_);
+    for (const auto& t : vendor_agent_lost_at_) earliest(t);
     if (impi_ && !server_.done) {
       earliest(impi_->next_deadline());
       earliest(server_.retry_at);
@@ -915,6 +1225,8 @@ void Mpirun::event_loop() {
       impi_->tick(now);
       apply_impi();
     }
+    vendor_tick(Clock::now());
+    apply_all();
     job_->tick(Clock::now());
   }
   apply_all();
@@ -954,6 +1266,21 @@ void Mpirun::drain_and_reap() {
     for (std::size_t k = 1; k < fds.size(); ++k)
       if (fds[k].revents) forward_stream(index[k]);
   }
+  if (vendor_mode() && vendor_pid_ > 0 && !vendor_reaped_) {
+    // The vendor's mpiexec outlived its ranks: SIGTERM first, so that it
+    // stops its daemons (orted, hydra_pmi_proxy) itself; SIGKILL after the grace.
+    stop_vendor_launcher();
+    auto until = Clock::now() + grace_;
+    while (!vendor_reaped_ && Clock::now() < until) {
+      pollfd p{signal_read_.get(), POLLIN, 0};
+      if (::poll(&p, 1, 20) > 0) {
+        unsigned char signals[64];
+        ssize_t n = ::read(signal_read_.get(), signals, sizeof signals);
+        (void)n;
+      }
+      reap();
+    }
+  }
   for (auto& c : children_) {
     if (c.reaped) continue;
     ::kill(-c.pid, SIGKILL);
@@ -972,6 +1299,10 @@ void Mpirun::drain_and_reap() {
     if (!c.out.empty()) write_all(c.fd.get(), std::as_bytes(std::span(c.out.data(), c.out.size())));
   }
   connections_.clear();
+  // Nothing of a vendor job outlives mpirun: daemons the vendor left, ranks
+  // orphaned by a killed agent, what the ranks started (mpirun is their
+  // subreaper, so all of them are below it).
+  if (vendor_mode()) stop_descendants(grace_, [this] { reap(); });
 }
 
 int Mpirun::run(const std::vector<std::string>& args) {
@@ -992,7 +1323,15 @@ int Mpirun::run(const std::vector<std::string>& args) {
     write_all(1, std::string("mpirun (gridmpi) " GRIDMPI_VERSION "\n"));
     return 0;
   }
+  try {
+    // Flags that are parameters: the ranks see them as set on the command line.
+    if (!options_.vendor.empty()) conf::set_from_command_line("vendor.name", options_.vendor);
+    if (!options_.progress.empty()) conf::set_from_command_line("progress.mode", options_.progress);
+  } catch (const conf::ConfigError& e) {
+    usage_exit(e.what());
+  }
   read_settings();
+  read_vendor_settings();
   if (client_mode()) read_client_settings();
   program_ = options_.program;
   program_[0] = resolve_program(program_[0]);
@@ -1051,6 +1390,11 @@ int Mpirun::run(const std::vector<std::string>& args) {
   event_loop();
   finish_server();
   drain_and_reap();
+  if (!vendor_hostfile_.empty()) ::unlink(vendor_hostfile_.c_str());
+  if (!vendor_shm_dir_.empty()) {
+    std::error_code ec;
+    fs::remove_all(vendor_shm_dir_, ec);
+  }
   return exit_status_;
 }
 

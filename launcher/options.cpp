@@ -7,7 +7,7 @@ namespace gridmpi::launcher {
 
 const char* const mpirun_usage =
     "usage: mpirun [-client K ADDR:PORT] [-np N] [-c FILE | -machinefile FILE] [-dryrun] [-showrank] [-nounix]\n"
-    "              program [args...]\n"
+    "              [-vendor NAME] [-progress poll|thread] program [args...]\n"
     "  -np N, -n N        number of processes in this cluster (default: the slots of the host file, else 1)\n"
     "  -c FILE            host file: one host per line, optional slot count, '#' comments\n"
     "  -machinefile FILE  same as -c (default: ./mpi_conf when it exists, else all ranks on localhost)\n"
@@ -16,6 +16,9 @@ const char* const mpirun_usage =
     "  -nounix            no Unix-domain sockets between processes of one host\n"
     "  -client K ADDR:PORT  this cluster is IMPI client K (0..31) of the impi-server at ADDR:PORT (as printed\n"
     "                     by impi-server -server M); MPI programs only\n"
+    "  -vendor NAME       start the ranks with the vendor MPI's own mpiexec: openmpi (ompi), mpich (hydra,\n"
+    "                     mpich2) or a vendor defined in the site file (vendor.*); GRIDMPI_VENDOR\n"
+    "  -progress MODE     progress mode of the ranks: poll or thread (progress.mode, GRIDMPI_PROGRESS)\n"
     "environment: _YAMPI_RSH (remote shell, '#' = fork), _YAMPI_CONFIG_FILE, _YAMPI_MPIRUN_SHOWRANK,\n"
     "  _YAMPI_MPIRUN_STARTUP_TIMEOUT, MPIROOT; with -client: IMPI_AUTH_NONE or IMPI_AUTH_KEY (required),\n"
     "  IMPI_SERVER_CONNECT_RETRY, IMPI_SERVER_CONNECT_SLEEP; see launcher/README.md\n";
@@ -76,6 +79,15 @@ MpirunOptions parse_mpirun_options(const std::vector<std::string>& args) {
     } else if (a == "-v" || a == "-version" || a == "--version") {
       o.version = true;
       return o;
+    } else if (a == "-vendor") {
+      o.vendor = value(a, "a vendor MPI name (openmpi, mpich, or one the site file defines)");
+      if (o.vendor.empty())
+        throw UsageError("-vendor needs a vendor MPI name, got ''; e.g. mpirun -vendor openmpi -np 4 ./a.out");
+    } else if (a == "-progress") {
+      o.progress = value(a, "a progress mode (poll or thread)");
+      if (o.progress != "poll" && o.progress != "thread")
+        throw UsageError("-progress needs poll or thread, got '" + o.progress +
+                         "'; e.g. mpirun -progress thread -np 4 ./a.out");
     } else if (a == "-client") {
       std::string k = value(a, "a client number and ADDR:PORT");
       std::string address = value(a, "ADDR:PORT after the client number");

@@ -24,6 +24,11 @@ struct MpirunOptions {
   int client = -1;  // -1 = not a multi-cluster run
   std::string server_host;
   int server_port = 0;
+  // -vendor NAME: start the ranks with that vendor MPI's own mpiexec (the
+  // poe method, rpim/vendor.hpp); "" = not given.  Sets vendor.name.
+  std::string vendor;
+  // -progress poll|thread: sets progress.mode for the ranks; "" = not given.
+  std::string progress;
   std::vector<std::string> program;  // the program and its arguments
 };
 

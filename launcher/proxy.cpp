@@ -6,6 +6,19 @@
 // the connection to mpirun goes away (mpirun died or the job is over).
 //
 //   gridmpi-proxy --control ADDR:PORT --rank R [--cwd DIR] [--env NAME=VALUE]... -- program [args...]
+//
+// With --vendor it is the process a vendor MPI's mpiexec starts for each
+// rank (mpirun -vendor, rpim/vendor.hpp): mpirun's address, port and cookie
+// come from the environment every rank shares (_YAMPI_PHOST, _YAMPI_PPORT,
+// _YAMPI_PHASH), the rank from the vendor's variable (--rank-env), and input
+// is not read (the vendor gives rank 0 mpirun's input).  Its own exit status
+// is 0 once mpirun has the rank's end, so that the vendor's mpiexec does not
+// start a second, competing teardown of the job: mpirun decides.  When the
+// vendor signals the agent (the vendor is stopping the job) the rank is
+// stopped and its end is not reported: it is a consequence, and the cause
+// is reported by whoever had it (mpirun, another rank's agent).
+//
+//   gridmpi-proxy --vendor [--rank-env VAR] [--cwd DIR] -- program [args...]
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -55,6 +68,8 @@ struct ProxyOptions {
   std::string cwd;
   std::vector<std::string> env;
   std::vector<std::string> program;
+  bool vendor = false;
+  std::string rank_env = "PMI_RANK";
 };
 
 ProxyOptions parse(int argc, char** argv) {
@@ -82,11 +97,34 @@ ProxyOptions parse(int argc, char** argv) {
       o.cwd = value("--cwd");
     } else if (a == "--env") {
       o.env.push_back(value("--env"));
+    } else if (a == "--vendor") {
+      o.vendor = true;
+    } else if (a == "--rank-env") {
+      o.rank_env = value("--rank-env");
     } else {
       die("unknown option '" + a + "' (this program is started by mpirun, not by hand)", 2);
     }
   }
   for (; i < argc; ++i) o.program.push_back(argv[i]);
+  if (o.vendor) {
+    const char* host = std::getenv("_YAMPI_PHOST");
+    const char* port = std::getenv("_YAMPI_PPORT");
+    const char* rank = std::getenv(o.rank_env.c_str());
+    if (!host || !port)
+      die("_YAMPI_PHOST/_YAMPI_PPORT are not set: the vendor's mpiexec did not pass mpirun's environment "
+          "(start the job with mpirun -vendor NAME)",
+          2);
+    if (!rank)
+      die(o.rank_env + " is not set: the vendor's mpiexec does not give its rank in that variable; set "
+                       "vendor.rank_env to the one it uses",
+          2);
+    o.control_host = host;
+    o.control_port = std::atoi(port);
+    char* end = nullptr;
+    long r = std::strtol(rank, &end, 10);
+    if (*rank == '\0' || *end != '\0' || r < 0 || r > (1 << 30)) die("malformed " + o.rank_env + "='" + rank + "'", 2);
+    o.rank = static_cast<int>(r);
+  }
   if (o.control_host.empty() || o.control_port <= 0 || o.rank < 0 || o.program.empty())
     die("usage: gridmpi-proxy --control ADDR:PORT --rank R [--cwd DIR] [--env NAME=VALUE]... -- program [args...]",
         2);
@@ -111,10 +149,14 @@ void send_message(int fd, const Message& m) { write_all(fd, encode(m)); }
 
 int run(int argc, char** argv) {
   ProxyOptions o = parse(argc, argv);
-  std::string cookie_text = read_cookie_line();
+  const char* shared_cookie = o.vendor ? std::getenv("_YAMPI_PHASH") : nullptr;
+  std::string cookie_text = o.vendor ? (shared_cookie ? shared_cookie : "") : read_cookie_line();
   char* end = nullptr;
   std::uint64_t cookie = std::strtoull(cookie_text.c_str(), &end, 10);
-  if (cookie_text.empty() || *end != '\0') die("no job cookie on the first input line (started by hand?)", 2);
+  if (cookie_text.empty() || *end != '\0')
+    die(o.vendor ? "no job cookie in _YAMPI_PHASH (start the job with mpirun -vendor NAME)"
+                 : "no job cookie on the first input line (started by hand?)",
+        2);
 
   UniqueFd control;
   try {
@@ -144,7 +186,7 @@ int run(int argc, char** argv) {
   ::signal(SIGPIPE, SIG_IGN);
 
   std::vector<std::string> overrides = o.env;
-  overrides.push_back("_YAMPI_PHASH=" + std::to_string(cookie));
+  if (!o.vendor) overrides.push_back("_YAMPI_PHASH=" + std::to_string(cookie));
   rpim::SpawnRequest request;
   request.argv = o.program;
   request.env = rpim::environment_with(overrides);
@@ -160,7 +202,7 @@ int run(int argc, char** argv) {
     failed.text = std::string(e.what()) + "; check that the program exists at the same path on " + host_name();
     send_message(control.get(), failed);
     ::shutdown(control.get(), SHUT_WR);
-    return 127;
+    return o.vendor ? 0 : 127;
   }
   ::close(0);  // the rank has the input now
   Message started;
@@ -170,18 +212,22 @@ int run(int argc, char** argv) {
 
   FrameDecoder decoder;
   bool mpirun_gone = false;
-  std::optional<std::chrono::steady_clock::time_point> kill_at;
+  bool vendor_stopping = false;  // --vendor: the vendor's mpiexec signalled us
+  // SIGKILL to the rank's group at this time; max() = not planned.  (A
+  // plain value: GCC's maybe-uninitialized check misfires on an optional here.)
+  constexpr auto never = std::chrono::steady_clock::time_point::max();
+  auto kill_at = never;
   for (;;) {
     pollfd fds[2] = {{signal_read.get(), POLLIN, 0}, {control.get(), static_cast<short>(mpirun_gone ? 0 : POLLIN), 0}};
     int timeout = -1;
-    if (kill_at) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*kill_at - std::chrono::steady_clock::now());
+    if (kill_at != never) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(kill_at - std::chrono::steady_clock::now());
       timeout = static_cast<int>(std::max<long long>(0, left.count()));
     }
     int ready = ::poll(fds, mpirun_gone ? 1 : 2, timeout);
-    if (kill_at && std::chrono::steady_clock::now() >= *kill_at) {
+    if (kill_at != never && std::chrono::steady_clock::now() >= kill_at) {
       ::kill(-child.pid, SIGKILL);
-      kill_at.reset();
+      kill_at = never;
     }
     if (ready <= 0) continue;
     if (fds[0].revents) {
@@ -190,8 +236,9 @@ int run(int argc, char** argv) {
       for (ssize_t i = 0; i < n; ++i) {
         if (signals[i] != SIGCHLD) {
           // The session is being torn down: stop the rank too.
+          if (o.vendor) vendor_stopping = true;
           ::kill(-child.pid, SIGTERM);
-          if (!kill_at) kill_at = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+          if (kill_at == never) kill_at = std::chrono::steady_clock::now() + std::chrono::seconds(1);
           continue;
         }
         int status = 0;
@@ -200,12 +247,12 @@ int run(int argc, char** argv) {
         Message exited;
         exited.type = MessageType::proxy_exit;
         exited.code = WIFSIGNALED(status) ? -WTERMSIG(status) : WEXITSTATUS(status);
-        if (!mpirun_gone) {
-          send_message(control.get(), exited);
-          ::shutdown(control.get(), SHUT_WR);
-        }
+        bool report = !mpirun_gone && !vendor_stopping;
+        if (report) send_message(control.get(), exited);
+        if (!mpirun_gone) ::shutdown(control.get(), SHUT_WR);
         // Whatever the rank left in its process group goes with it.
         ::kill(-child.pid, SIGKILL);
+        if (o.vendor && report) return 0;
         return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
       }
     }
@@ -217,7 +264,7 @@ int run(int argc, char** argv) {
         // mpirun is gone (or finished with us): the rank must not outlive it.
         mpirun_gone = true;
         ::kill(-child.pid, SIGTERM);
-        if (!kill_at) kill_at = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+        if (kill_at == never) kill_at = std::chrono::steady_clock::now() + std::chrono::seconds(1);
         continue;
       }
       try {

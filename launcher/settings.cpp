@@ -60,4 +60,36 @@ const conf::Param<std::int64_t> impi_startup_timeout{
     "cluster's mpirun must be started within it); 0 = no limit",
     conf::Level::user};
 
+// The vendor launcher (mpirun -vendor NAME, rpim/vendor.hpp).  A site with
+// another MPI defines it with the other vendor.* keys ([vendor] in the site
+// file); for the built-in names they override the built-in values.
+const conf::Param<std::string> vendor_name{
+    "vendor.name", "", "",
+    "start the ranks with this vendor MPI's own mpiexec (openmpi, mpich, or a name defined by the other vendor.* "
+    "keys); empty or none = gridmpi's own start-up",
+    conf::Level::user, {"GRIDMPI_VENDOR"}};
+const conf::Param<std::string> vendor_mpiexec{
+    "vendor.mpiexec", "", "",
+    "the vendor's mpiexec command with any fixed options (default: mpiexec.openmpi / mpiexec.mpich)",
+    conf::Level::user};
+const conf::Param<std::string> vendor_plugin{
+    "vendor.plugin", "", "",
+    "the vendor plug-in (default: $MPIROOT/lib/gridmpi/vendor/libgridmpi-vendor-NAME.so); mpirun -vendor gives "
+    "the ranks its absolute path",
+    conf::Level::user};
+const conf::Param<std::string> vendor_style{
+    "vendor.style", "", "",
+    "the family of the vendor's mpiexec, which decides its options and host-file form: openmpi (-x, "
+    "'host slots=N') or mpich (hydra: -genvlist, 'host:N'); default: the built-in vendor's own",
+    conf::Level::user};
+const conf::Param<std::string> vendor_mpiexec_args{
+    "vendor.mpiexec_args", "", "",
+    "extra options for the vendor's mpiexec, placed before the program (words split like a shell, no expansion)",
+    conf::Level::user};
+const conf::Param<std::string> vendor_rank_env{
+    "vendor.rank_env", "", "",
+    "the variable in which the vendor's mpiexec gives each process its rank (default: OMPI_COMM_WORLD_RANK "
+    "for the openmpi style, PMI_RANK for the mpich style)",
+    conf::Level::developer};
+
 }  // namespace gridmpi::launcher::settings

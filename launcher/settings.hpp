@@ -24,5 +24,12 @@ extern const conf::Param<std::int64_t> control_port;      // _YAMPI_MPIRUN_PORT
 extern const conf::Param<std::int64_t> server_connect_retry;  // IMPI_SERVER_CONNECT_RETRY
 extern const conf::Param<double> server_connect_sleep;        // IMPI_SERVER_CONNECT_SLEEP
 extern const conf::Param<std::int64_t> impi_startup_timeout;  // impi.startup_timeout
+// mpirun -vendor NAME: start the job with a vendor MPI's own mpiexec (rpim/vendor.hpp)
+extern const conf::Param<std::string> vendor_name;            // GRIDMPI_VENDOR
+extern const conf::Param<std::string> vendor_mpiexec;         // vendor.mpiexec
+extern const conf::Param<std::string> vendor_plugin;          // GRIDMPI_VENDOR_PLUGIN
+extern const conf::Param<std::string> vendor_style;           // vendor.style: openmpi | mpich
+extern const conf::Param<std::string> vendor_mpiexec_args;    // vendor.mpiexec_args
+extern const conf::Param<std::string> vendor_rank_env;        // vendor.rank_env
 
 }  // namespace gridmpi::launcher::settings

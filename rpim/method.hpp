@@ -6,6 +6,9 @@
 //                 shell words come from _YAMPI_RSH (default "ssh -x -o
 //                 BatchMode=yes") and <command> runs gridmpi-proxy there,
 //                 which starts the rank and reports back to mpirun.
+//   poe           mpirun -vendor NAME: the whole job through the vendor MPI's
+//                 own mpiexec, one gridmpi-proxy --vendor per rank
+//                 (rpim/vendor.hpp); chosen by mpirun, not per host.
 //
 // Adding a method (srun, poe...): add a Kind, teach choose_method() when to
 // pick it and launch_command() what to run; the rest of mpirun only sees
@@ -16,13 +19,13 @@
 
 namespace gridmpi::rpim {
 
-enum class Kind { fork, remote_shell };
+enum class Kind { fork, remote_shell, poe };
 
 struct Method {
   Kind kind = Kind::fork;
-  std::vector<std::string> shell;  // remote_shell: the command and its options
+  std::vector<std::string> shell;  // remote_shell: the command and its options; poe: the vendor's mpiexec
 
-  std::string name() const;  // "fork", or the shell command ("ssh", "rsh", ...)
+  std::string name() const;  // "fork", or the shell command ("ssh", "rsh", "mpiexec.openmpi", ...)
 };
 
 // The remote shell used when _YAMPI_RSH is not set.

@@ -7,6 +7,7 @@
 #include "rpim/method.hpp"
 #include "rpim/placement.hpp"
 #include "rpim/spawn.hpp"
+#include "rpim/vendor.hpp"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -159,4 +160,79 @@ TEST_CASE("spawn passes the environment and captures output", "[rpim]") {
   n = read(p.stderr_fd.get(), buffer, sizeof buffer - 1);
   CHECK(std::string(buffer, n > 0 ? static_cast<std::size_t>(n) : 0) == "err\n");
   CHECK(WIFEXITED(status));
+}
+
+TEST_CASE("mpirun options: -vendor and -progress", "[launcher]") {
+  auto o = parse_mpirun_options({"-vendor", "ompi", "-progress", "thread", "-np", "2", "./a.out"});
+  CHECK(o.vendor == "ompi");
+  CHECK(o.progress == "thread");
+  CHECK(o.np == 2);
+  CHECK(usage_error({"-vendor"}).find("-vendor needs a vendor MPI name") != std::string::npos);
+  CHECK(usage_error({"-progress", "fast", "./a.out"}).find("-progress needs poll or thread, got 'fast'") !=
+        std::string::npos);
+}
+
+TEST_CASE("vendor names, aliases and site-defined vendors", "[rpim]") {
+  CHECK(rpim::canonical_vendor_name("OMPI") == "openmpi");
+  CHECK(rpim::canonical_vendor_name("mpich2") == "mpich");
+  CHECK(rpim::canonical_vendor_name("hydra") == "mpich");
+  CHECK(rpim::canonical_vendor_name("none").empty());
+  CHECK(rpim::resolve_vendor({}, "/r").name.empty());
+
+  rpim::VendorSettings s;
+  s.name = "openmpi";
+  auto spec = rpim::resolve_vendor(s, "/opt/g");
+  CHECK(spec.mpiexec == std::vector<std::string>{"mpiexec.openmpi"});
+  CHECK(spec.plugin == "/opt/g/lib/gridmpi/vendor/libgridmpi-vendor-openmpi.so");
+  CHECK(spec.rank_env == "OMPI_COMM_WORLD_RANK");
+  CHECK(spec.style == rpim::VendorStyle::openmpi);
+
+  s.name = "intelmpi";
+  CHECK_THROWS_WITH(rpim::resolve_vendor(s, "/opt/g"), Catch::Contains("unknown vendor MPI 'intelmpi'"));
+  s.mpiexec = "/opt/intel/bin/mpiexec -bootstrap 'ssh -x'";
+  s.style = "hydra";
+  spec = rpim::resolve_vendor(s, "/opt/g");
+  CHECK(spec.mpiexec == std::vector<std::string>{"/opt/intel/bin/mpiexec", "-bootstrap", "ssh -x"});
+  CHECK(spec.style == rpim::VendorStyle::mpich);
+  CHECK(spec.rank_env == "PMI_RANK");
+  CHECK(spec.plugin == "/opt/g/lib/gridmpi/vendor/libgridmpi-vendor-intelmpi.so");
+  s.style = "lam";
+  CHECK_THROWS_WITH(rpim::resolve_vendor(s, "/opt/g"), Catch::Contains("vendor.style must be openmpi or mpich"));
+  s.style = "mpich";
+  s.name = "bad/name";
+  CHECK_THROWS_WITH(rpim::resolve_vendor(s, "/opt/g"), Catch::Contains("has characters other than"));
+}
+
+TEST_CASE("host files in the vendor's form", "[rpim]") {
+  std::vector<conf::HostEntry> hosts{{"a", 2, 1}, {"b", 1, 2}, {"a", 3, 3}, {"fe80::1", 1, 4}};
+  // Open MPI refuses a host named twice with slots: summed, first appearance order.
+  CHECK(rpim::vendor_hostfile_text(rpim::VendorStyle::openmpi, hosts) ==
+        "a slots=5\nb slots=1\nfe80::1 slots=1\n");
+  CHECK(rpim::vendor_hostfile_text(rpim::VendorStyle::mpich, hosts) == "a:2\nb:1\na:3\n[fe80::1]:1\n");
+}
+
+TEST_CASE("the vendor's mpiexec command line", "[rpim]") {
+  rpim::VendorSettings s;
+  s.name = "openmpi";
+  s.mpiexec_args = "--mca btl self,vader";
+  auto spec = rpim::resolve_vendor(s, "/g");
+  rpim::VendorLaunch l;
+  l.np = 8;
+  l.hostfile = "/tmp/h";
+  l.env_names = {"_YAMPI_PHASH", "GRIDMPI_VENDOR"};
+  l.showrank = true;
+  l.as_root = true;
+  l.oversubscribe = true;
+  l.agent_argv = {"/g/bin/gridmpi-proxy", "--vendor", "--", "./a.out"};
+  CHECK(rpim::vendor_argv(spec, l) ==
+        std::vector<std::string>{"mpiexec.openmpi", "--allow-run-as-root", "--oversubscribe", "--tag-output", "--mca",
+                                 "btl", "self,vader", "-n", "8", "--hostfile", "/tmp/h", "-x", "_YAMPI_PHASH", "-x",
+                                 "GRIDMPI_VENDOR", "/g/bin/gridmpi-proxy", "--vendor", "--", "./a.out"});
+  s = {};
+  s.name = "mpich";
+  spec = rpim::resolve_vendor(s, "/g");
+  // hydra: no root or oversubscription flags; variables by name in one list.
+  CHECK(rpim::vendor_argv(spec, l) ==
+        std::vector<std::string>{"mpiexec.mpich", "-prepend-rank", "-n", "8", "-f", "/tmp/h", "-genvlist",
+                                 "_YAMPI_PHASH,GRIDMPI_VENDOR", "/g/bin/gridmpi-proxy", "--vendor", "--", "./a.out"});
 }
