@@ -32,6 +32,13 @@ const conf::Param<std::int64_t> probe_block_param{
     "Open MPI and MPICH) without traffic before it polls with sleeps instead",
     conf::Level::tuner};
 
+const conf::ChoiceParam blocking_probe_param{
+    "vendor.blocking_probe", "auto", {"auto", "yes", "no"},
+    "thread mode: whether the vendor transport's thread waits in the vendor's blocking MPI_Probe (outside the "
+    "request layer's lock, needs MPI_THREAD_MULTIPLE) or polls with sleeps under the lock; auto = yes except for "
+    "MPICH, whose blocking probe starves the application's sends of its global lock",
+    conf::Level::tuner};
+
 const conf::Param<std::int64_t> idle_sleep_param{
     "vendor.idle_sleep", 1000, "microseconds",
     "thread mode: the longest sleep between two polls of an idle vendor transport (the added latency of the first "
@@ -65,6 +72,8 @@ VendorOptions VendorOptions::from_configuration() {
   try {
     block = probe_block_param.get();
     sleep = idle_sleep_param.get();
+    std::string blocking = blocking_probe_param.get();
+    o.blocking_probe = blocking == "auto" ? automatic_blocking_probe : blocking == "yes" ? 1 : 0;
   } catch (const conf::ConfigError& e) {
     throw MpiError(MPI_ERR_OTHER, e.what());
   }
@@ -98,7 +107,11 @@ VendorTransport::VendorTransport(const TransportContext& context, Library& libra
   world_of_vendor_[static_cast<std::size_t>(library.rank())] = context_.world_rank;
   if (options_.short_limit == VendorOptions::automatic)
     options_.short_limit = VendorOptions::automatic_short_limit(ops_.name ? ops_.name : "");
-  multiple_ = library.provided_thread_level() >= 3;  // MPI_THREAD_MULTIPLE
+  if (options_.blocking_probe == VendorOptions::automatic_blocking_probe)
+    options_.blocking_probe = std::string_view(ops_.name ? ops_.name : "") == "mpich" ? 0 : 1;
+  // The blocking probe runs outside the gate, concurrently with the
+  // application's sends: only with MPI_THREAD_MULTIPLE.
+  multiple_ = library.provided_thread_level() >= 3 && options_.blocking_probe == 1;
 }
 
 VendorTransport::~VendorTransport() {
@@ -377,6 +390,7 @@ void VendorTransport::start_progress_thread() {
 void VendorTransport::thread_main() {
   using namespace std::chrono;
   auto backoff = microseconds(0);
+  auto last_traffic = steady_clock::now();
   try {
     for (;;) {
       bool worked = false;
@@ -425,12 +439,14 @@ void VendorTransport::thread_main() {
       }
       if (worked) {
         backoff = microseconds(0);
+        last_traffic = steady_clock::now();
         continue;
       }
       // Polling: sends to complete (the vendor progresses them only inside
-      // its calls), or a vendor without MPI_THREAD_MULTIPLE.  Back off up
-      // to 200 us so that an idle job does not burn a core.
-      if (sends_pending) {
+      // its calls), or no blocking probe.  Yield for probe_block after the
+      // last traffic (a busy exchange keeps its latency), then back off up
+      // to idle_sleep so that an idle job does not burn a core.
+      if (sends_pending || (!multiple_ && steady_clock::now() - last_traffic < options_.probe_block)) {
         std::this_thread::yield();
         continue;
       }

@@ -55,6 +55,10 @@ struct VendorOptions {
   // without traffic, and the longest sleep between polls after it.
   std::chrono::microseconds probe_block{2000};
   std::chrono::microseconds idle_sleep{1000};
+  // Thread mode: wait in the vendor's blocking MPI_Probe (1) or poll under
+  // the gate (0); automatic_blocking_probe: per vendor (not with MPICH).
+  static constexpr int automatic_blocking_probe = -1;
+  int blocking_probe = automatic_blocking_probe;
   // Reads the vendor.* parameters (vendor.short_limit -1: automatic).
   static VendorOptions from_configuration();
   static std::size_t automatic_short_limit(std::string_view vendor);
