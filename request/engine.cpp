@@ -1163,7 +1163,11 @@ bool EngineImpl::progress() {
 bool EngineImpl::poll_round() {
   if (in_progress_) return false;  // an upcall asked for progress: the outer round will do it
   ProgressGuard guard(in_progress_);
-  bool worked = io_.poll() > 0;
+  // With a transport that has no fd (the vendor) the waiting thread polls
+  // without pause: the io_context (one epoll_wait per poll) is asked only
+  // every io_poll_stride rounds, which a vendor round trip does not feel.
+  bool worked = false;
+  if (can_sleep_ || ++rounds_ % io_poll_stride == 0) worked = io_.poll() > 0;
   for (const auto& t : transports_) worked = t->progress() || worked;
   if (!peers_with_pending_.empty()) worked = drain_pending() || worked;
   if (!adopted_.empty()) worked = poll_adopted() || worked;

@@ -206,6 +206,8 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
   BsendBuffer bsend_;
   core::HandleTable<MessageSlot> messages_{MPI_ERR_REQUEST};
   std::size_t frames_outstanding_ = 0;  // over all requests
+  std::uint32_t rounds_ = 0;             // poll rounds (io_poll_stride)
+  static constexpr std::uint32_t io_poll_stride = 8;
   int in_progress_ = 0;
   bool shut_down_ = false;
   std::int64_t rsize_ = -1;
