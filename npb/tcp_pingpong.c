@@ -32,34 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_SIZES 64
-
-static long parse_bytes(const char *text, int *ok) {
-  char *end;
-  double v = strtod(text, &end);
-  long mult = 1;
-  if (*end == 'k' || *end == 'K') mult = 1024, ++end;
-  else if (*end == 'm' || *end == 'M') mult = 1024L * 1024, ++end;
-  else if (*end == 'g' || *end == 'G') mult = 1024L * 1024 * 1024, ++end;
-  *ok = end != text && *end == '\0' && v >= 0;
-  return (long)(v * (double)mult);
-}
-
-static int parse_sizes(const char *list, long *sizes) {
-  int n = 0;
-  char *copy = strdup(list), *save = NULL;
-  for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-    int ok;
-    long v = parse_bytes(t, &ok);
-    if (!ok || n == MAX_SIZES) {
-      free(copy);
-      return -1;
-    }
-    sizes[n++] = v;
-  }
-  free(copy);
-  return n;
-}
+#include "bench_args.h"
 
 static double now(void) {
   struct timespec ts;
