@@ -516,7 +516,7 @@ Request* EngineImpl::recv_init(void* buf, int count, MPI_Datatype type, int sour
 }
 
 void EngineImpl::start(Request* request) {
-  auto* r = dynamic_cast<PointRequest*>(request);
+  auto* r = request->as_point();
   if (!r || !r->persistent) throw MpiError(MPI_ERR_REQUEST, "request is not a persistent point-to-point request");
   if (r->active) throw MpiError(MPI_ERR_REQUEST, "persistent request is already active");
   start_point(r);
@@ -1021,7 +1021,7 @@ Request* EngineImpl::imrecv(void* buf, int count, MPI_Datatype type, MPI_Message
 }
 
 bool EngineImpl::cancel(Request* request) {
-  auto* r = dynamic_cast<PointRequest*>(request);
+  auto* r = request->as_point();
   if (!r) return false;
   if (r->role == PointRole::send) {
     cancel_send(r);
@@ -1108,7 +1108,7 @@ std::pair<void*, int> EngineImpl::buffer_detach() {
 // ---- request objects ------------------------------------------------------
 
 void EngineImpl::release(Request* request) {
-  if (auto* r = dynamic_cast<PointRequest*>(request)) {
+  if (auto* r = request->as_point()) {
     if (r->posted) queues_.unpost(r);
     if (r->cancel_pending) cancelling_.erase(r->message_id);
     unregister_id(r);
@@ -1163,12 +1163,23 @@ bool EngineImpl::progress() {
 bool EngineImpl::poll_round() {
   if (in_progress_) return false;  // an upcall asked for progress: the outer round will do it
   ProgressGuard guard(in_progress_);
-  // With a transport that has no fd (the vendor) the waiting thread polls
-  // without pause: the io_context (one epoll_wait per poll) is asked only
-  // every io_poll_stride rounds, which a vendor round trip does not feel.
   bool worked = false;
-  if (can_sleep_ || ++rounds_ % io_poll_stride == 0) worked = io_.poll() > 0;
   for (const auto& t : transports_) worked = t->progress() || worked;
+  // The io_context costs an epoll_wait system call per poll.  Only fd-based
+  // transports: asked every round but those in which another transport
+  // (self) delivered, so that a wait completed by that returns at once.
+  // With a transport that has no fd (the vendor), whose rounds the waiting
+  // thread repeats without pause: asked at most every io_poll_interval,
+  // which a vendor round trip does not feel and a socket's does not either.
+  if (can_sleep_) {
+    if (!worked) worked = io_.poll() > 0;
+  } else {
+    auto now = std::chrono::steady_clock::now();
+    if (now - last_io_poll_ >= io_poll_interval) {
+      last_io_poll_ = now;
+      worked = io_.poll() > 0 || worked;
+    }
+  }
   if (!peers_with_pending_.empty()) worked = drain_pending() || worked;
   if (!adopted_.empty()) worked = poll_adopted() || worked;
   return worked;

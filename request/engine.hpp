@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <chrono>
 #include <cstdint>
 #include <exception>
 #include <thread>
@@ -206,8 +207,10 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
   BsendBuffer bsend_;
   core::HandleTable<MessageSlot> messages_{MPI_ERR_REQUEST};
   std::size_t frames_outstanding_ = 0;  // over all requests
-  std::uint32_t rounds_ = 0;             // poll rounds (io_poll_stride)
-  static constexpr std::uint32_t io_poll_stride = 8;
+  // Poll mode with a transport that has no fd: when the io_context (one
+  // epoll_wait) was last asked, and how often at most (poll_round).
+  std::chrono::steady_clock::time_point last_io_poll_{};
+  static constexpr std::chrono::microseconds io_poll_interval{3};
   int in_progress_ = 0;
   bool shut_down_ = false;
   std::int64_t rsize_ = -1;

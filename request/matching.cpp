@@ -2,15 +2,29 @@
 
 namespace gridmpi::request {
 
+void MatchQueues::PostedList::push_back(PointRequest* r) noexcept {
+  r->posted_prev = tail;
+  r->posted_next = nullptr;
+  (tail ? tail->posted_next : head) = r;
+  tail = r;
+  ++size;
+}
+
+void MatchQueues::PostedList::erase(PointRequest* r) noexcept {
+  (r->posted_prev ? r->posted_prev->posted_next : head) = r->posted_next;
+  (r->posted_next ? r->posted_next->posted_prev : tail) = r->posted_prev;
+  r->posted_prev = r->posted_next = nullptr;
+  --size;
+}
+
 void MatchQueues::post(PointRequest* r) {
-  auto& q = contexts_[r->context].posted;
-  r->posted_position = q.insert(q.end(), r);
+  contexts_[r->context].posted.push_back(r);
   r->posted = true;
 }
 
 bool MatchQueues::unpost(PointRequest* r) {
   if (!r->posted) return false;
-  contexts_[r->context].posted.erase(r->posted_position);
+  contexts_[r->context].posted.erase(r);
   r->posted = false;
   return true;
 }
@@ -19,10 +33,9 @@ PointRequest* MatchQueues::take_posted(const wire::Envelope& env) {
   auto c = contexts_.find(env.context);
   if (c == contexts_.end()) return nullptr;
   auto& q = c->second.posted;
-  for (auto it = q.begin(); it != q.end(); ++it) {
-    PointRequest* r = *it;
+  for (PointRequest* r = q.head; r; r = r->posted_next) {
     if (envelope_matches(r->peer, r->tag, env)) {
-      q.erase(it);
+      q.erase(r);
       r->posted = false;
       return r;
     }
@@ -89,7 +102,7 @@ const UnexpectedMessage* MatchQueues::find_unexpected(std::uint32_t context, int
 
 std::size_t MatchQueues::posted_count() const noexcept {
   std::size_t n = 0;
-  for (const auto& [ctx, q] : contexts_) n += q.posted.size();
+  for (const auto& [ctx, q] : contexts_) n += q.posted.size;
   return n;
 }
 

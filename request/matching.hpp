@@ -47,8 +47,17 @@ class MatchQueues {
   std::size_t unexpected_count() const noexcept;
 
  private:
+  // The posted queue is intrusive (PointRequest::posted_prev/next): posting
+  // a receive allocates nothing.
+  struct PostedList {
+    PointRequest* head = nullptr;
+    PointRequest* tail = nullptr;
+    std::size_t size = 0;
+    void push_back(PointRequest* r) noexcept;
+    void erase(PointRequest* r) noexcept;
+  };
   struct Queues {
-    std::list<PointRequest*> posted;
+    PostedList posted;
     std::list<std::unique_ptr<UnexpectedMessage>> unexpected;
   };
   std::unordered_map<std::uint32_t, Queues> contexts_;

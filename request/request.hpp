@@ -28,6 +28,8 @@ enum class RequestKind : std::uint8_t {
 
 // A request as the C API sees it.  The engine fills `status` and sets
 // `complete`; the API layer maps MPI_Request handles to Request objects.
+struct PointRequest;
+
 struct Request {
   MPI_Request handle = MPI_REQUEST_NULL;
   RequestKind kind = RequestKind::send;
@@ -52,6 +54,9 @@ struct Request {
   // operation; returns true when it completed.  Null for point-to-point.
   std::function<bool()> poll;
   virtual ~Request() = default;
+  // The point-to-point request this is, or null (cheaper than dynamic_cast
+  // on every completion).
+  virtual PointRequest* as_point() noexcept { return nullptr; }
 };
 
 class Engine {

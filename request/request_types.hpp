@@ -80,9 +80,16 @@ struct PointRequest : Request {
   bool direct = false;
   std::unique_ptr<UnexpectedMessage> message;  // matched message whose payload is still arriving
   bool posted = false;
-  std::list<PointRequest*>::iterator posted_position;
+  PointRequest* posted_prev = nullptr;  // MatchQueues' posted queue (intrusive)
+  PointRequest* posted_next = nullptr;
 
   bool registered = false;  // in the engine's id map (a peer may name it)
+
+  PointRequest* as_point() noexcept override { return this; }
+  // Every message creates and frees one: their memory is recycled through a
+  // small per-thread free list instead of malloc (request_types.cpp).
+  static void* operator new(std::size_t size);
+  static void operator delete(void* p, std::size_t size) noexcept;
 };
 
 }  // namespace gridmpi::request

@@ -264,7 +264,7 @@ extern "C" int PMPI_Request_free(MPI_Request* request) {
       throw MpiError(MPI_ERR_REQUEST, "a nonblocking collective request cannot be freed (wait or test it)");
     auto& engine = pt2pt::engine();
     *request = MPI_REQUEST_NULL;
-    if (auto* g = dynamic_cast<pt2pt::GeneralizedRequest*>(&r)) {
+    if (auto* g = pt2pt::as_generalized(r)) {
       if (!g->complete) {
         g->freed = true;  // free_fn runs at MPI_Grequest_complete
         return;
@@ -298,7 +298,7 @@ extern "C" int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Statu
       *flag = 0;
       return;
     }
-    if (auto* g = dynamic_cast<pt2pt::GeneralizedRequest*>(&r)) {
+    if (auto* g = pt2pt::as_generalized(r)) {
       MPI_Status local{};
       pt2pt::set_empty_status(&local);
       int error = g->query ? g->query(g->extra_state, &local) : MPI_SUCCESS;
@@ -319,7 +319,7 @@ extern "C" int PMPI_Cancel(MPI_Request* request) {
     gridmpi::require(request != nullptr, MPI_ERR_ARG, "request argument is NULL");
     Request& r = pt2pt::lookup(*request);
     error_comm = r.comm;
-    if (auto* g = dynamic_cast<pt2pt::GeneralizedRequest*>(&r)) {
+    if (auto* g = pt2pt::as_generalized(r)) {
       int error = g->cancel ? g->cancel(g->extra_state, g->complete ? 1 : 0) : MPI_SUCCESS;
       if (error != MPI_SUCCESS) throw MpiError(error, fmt::format("cancel_fn returned {}", error));
       return;
@@ -359,7 +359,7 @@ GRIDMPI_WEAK(Grequest_start)
 extern "C" int PMPI_Grequest_complete(MPI_Request request) {
   return core::api_call(MPI_COMM_WORLD, "MPI_Grequest_complete", [&] {
     core::require_initialized("MPI_Grequest_complete");
-    auto* g = dynamic_cast<pt2pt::GeneralizedRequest*>(&pt2pt::lookup(request));
+    auto* g = pt2pt::as_generalized(pt2pt::lookup(request));
     if (!g) throw MpiError(MPI_ERR_REQUEST, fmt::format("request {} is not a generalized request", request));
     g->complete = true;
     if (g->freed) {

@@ -117,7 +117,7 @@ std::string describe_failure(const request::Request& r) {
 
 int finish(request::Engine& engine, MPI_Request* handle, MPI_Status* status, std::string* message) {
   request::Request& r = lookup(*handle);
-  if (auto* g = dynamic_cast<GeneralizedRequest*>(&r)) {
+  if (auto* g = as_generalized(r)) {
     MPI_Status local{};
     set_empty_status(&local);
     int error = g->query ? g->query(g->extra_state, &local) : MPI_SUCCESS;

@@ -30,6 +30,12 @@ struct GeneralizedRequest : request::Request {
   void* extra_state = nullptr;
 };
 
+// r as a generalized request, or null (the kind check spares the
+// dynamic_cast on every point-to-point completion).
+inline GeneralizedRequest* as_generalized(request::Request& r) noexcept {
+  return r.kind == request::RequestKind::generalized ? dynamic_cast<GeneralizedRequest*>(&r) : nullptr;
+}
+
 void set_empty_status(MPI_Status* status);
 
 // One progress round for a polling call (MPI_Test*, MPI_Iprobe, ...) that
