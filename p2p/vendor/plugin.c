@@ -43,6 +43,12 @@ static int free_count;
 static int active;
 static int* done_indices;
 
+/* The pre-posted receives, named by their index; separate from the send
+ * slots so that testsome never completes them. */
+static MPI_Request recv_slots[GRIDMPI_VENDOR_MAX_RECV_SLOTS];
+static int recv_used[GRIDMPI_VENDOR_MAX_RECV_SLOTS];
+static int v_cancel_recv(int slot);
+
 static int grow(void) {
   int n = slot_count ? slot_count * 2 : 64;
   MPI_Request* s = realloc(slots, (size_t)n * sizeof *s);
@@ -119,6 +125,8 @@ static int v_finalize(void) {
    * transport flushes them first; whatever is left is cancelled here. */
   for (int i = 0; i < slot_count; ++i)
     if (slots[i] != MPI_REQUEST_NULL) MPI_Request_free(&slots[i]);
+  for (int i = 0; i < GRIDMPI_VENDOR_MAX_RECV_SLOTS; ++i)
+    if (recv_used[i]) v_cancel_recv(i);
   int rc = MPI_Finalize();
   free(slots);
   free(free_list);
@@ -213,6 +221,56 @@ static int v_testsome(int* done, int max, int* count, int* failed_slot) {
 
 static int v_pending_sends(void) { return active; }
 
+static int v_isend_now(const void* buf, size_t len, int dest, int tag, int* slot) {
+  int rc = v_isend(buf, len, dest, tag, slot);
+  if (rc != MPI_SUCCESS) return rc;
+  int flag = 0;
+  rc = MPI_Test(&slots[*slot], &flag, MPI_STATUS_IGNORE);
+  if (rc != MPI_SUCCESS) return rc;
+  if (flag) {
+    free_list[free_count++] = *slot;
+    --active;
+    *slot = -1;
+  }
+  return MPI_SUCCESS;
+}
+
+
+static int v_post_recv(void* buf, size_t len, int tag, int* slot) {
+  if (len > (size_t)INT_MAX) return MPI_ERR_COUNT;
+  int s = 0;
+  while (s < GRIDMPI_VENDOR_MAX_RECV_SLOTS && recv_used[s]) ++s;
+  if (s == GRIDMPI_VENDOR_MAX_RECV_SLOTS) return MPI_ERR_NO_MEM;
+  int rc = MPI_Irecv(buf, (int)len, MPI_BYTE, MPI_ANY_SOURCE, tag, MPI_COMM_WORLD, &recv_slots[s]);
+  if (rc != MPI_SUCCESS) return rc;
+  recv_used[s] = 1;
+  *slot = s;
+  return MPI_SUCCESS;
+}
+
+static int v_test_recv(int slot, int* flag, int* source, size_t* bytes) {
+  *flag = 0;
+  if (slot < 0 || slot >= GRIDMPI_VENDOR_MAX_RECV_SLOTS || !recv_used[slot]) return MPI_ERR_REQUEST;
+  MPI_Status st;
+  int rc = MPI_Test(&recv_slots[slot], flag, &st);
+  if (rc != MPI_SUCCESS) return rc; /* a failed receive completed: its request is freed */
+  if (!*flag) return MPI_SUCCESS;
+  recv_used[slot] = 0;
+  int n = 0;
+  MPI_Get_count(&st, MPI_BYTE, &n);
+  *source = st.MPI_SOURCE;
+  *bytes = (size_t)n;
+  return MPI_SUCCESS;
+}
+
+static int v_cancel_recv(int slot) {
+  if (slot < 0 || slot >= GRIDMPI_VENDOR_MAX_RECV_SLOTS || !recv_used[slot]) return MPI_ERR_REQUEST;
+  int rc = MPI_Cancel(&recv_slots[slot]);
+  if (rc == MPI_SUCCESS) rc = MPI_Wait(&recv_slots[slot], MPI_STATUS_IGNORE);
+  recv_used[slot] = 0;
+  return rc;
+}
+
 static MPI_Message probed = MPI_MESSAGE_NULL;
 
 static int v_improbe(int tag, int* flag, int* source, size_t* bytes) {
@@ -287,6 +345,10 @@ static const struct gridmpi_vendor_ops ops = {
     .recv = v_recv,
     .recv_wake = v_recv_wake,
     .wake = v_wake,
+    .isend_now = v_isend_now,
+    .post_recv = v_post_recv,
+    .test_recv = v_test_recv,
+    .cancel_recv = v_cancel_recv,
 };
 
 __attribute__((visibility("default"))) const struct gridmpi_vendor_ops* gridmpi_vendor_plugin_v1(void) {

@@ -22,7 +22,7 @@
 extern "C" {
 #endif
 
-#define GRIDMPI_VENDOR_ABI 1
+#define GRIDMPI_VENDOR_ABI 2
 #define GRIDMPI_VENDOR_ENTRY "gridmpi_vendor_plugin_v1"
 #define GRIDMPI_VENDOR_MAX_TAG 32767
 
@@ -78,7 +78,22 @@ struct gridmpi_vendor_ops {
   /* A zero-byte send to this process with the wake tag, so that a thread
    * blocked in probe_any returns (only with MPI_THREAD_MULTIPLE). */
   int (*wake)(void);
+  /* isend, then one MPI_Test of that request: *slot is -1 when the send
+   * completed at once (a short message the vendor sent eagerly), else the
+   * slot as isend names it. */
+  int (*isend_now)(const void* buf, size_t len, int dest, int tag, int* slot);
+  /* MPI_Irecv(buf, len bytes, MPI_ANY_SOURCE, tag): a pre-posted receive,
+   * named by *slot (receive slots are separate from send slots; at most
+   * GRIDMPI_VENDOR_MAX_RECV_SLOTS at once). */
+  int (*post_recv)(void* buf, size_t len, int tag, int* slot);
+  /* MPI_Test of a pre-posted receive: *flag 1 with *source and *bytes set
+   * when it completed (the slot is then free). */
+  int (*test_recv)(int slot, int* flag, int* source, size_t* bytes);
+  /* MPI_Cancel and MPI_Wait of a pre-posted receive (shutdown). */
+  int (*cancel_recv)(int slot);
 };
+
+#define GRIDMPI_VENDOR_MAX_RECV_SLOTS 64
 
 /* The single exported entry point (GRIDMPI_VENDOR_ENTRY). */
 typedef const struct gridmpi_vendor_ops* (*gridmpi_vendor_entry_fn)(void);

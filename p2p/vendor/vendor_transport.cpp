@@ -132,6 +132,9 @@ VendorTransport::~VendorTransport() {
     // shutdown, outside the lock; after a clean shutdown the thread is gone).
     thread_.join();
   }
+  // Pre-posted receives must not outlive us (the vendor's MPI_Finalize follows).
+  for (auto& p : posted_)
+    if (p.slot >= 0) ops_.cancel_recv(p.slot);
 }
 
 Capabilities VendorTransport::capabilities() const {
@@ -153,7 +156,11 @@ bool VendorTransport::reachable(int peer) const {
          vendor_of_world_[static_cast<std::size_t>(peer)] >= 0;
 }
 
-std::string VendorTransport::endpoint() { return fmt::format("vendor:{}.{}", job_, library_.rank()); }
+// "vendor:<job>.<vendor rank>.<short limit>": the limit sizes the peers'
+// pre-posted receives, so every rank of the vendor job must use the same.
+std::string VendorTransport::endpoint() {
+  return fmt::format("vendor:{}.{}.{}", job_, library_.rank(), options_.short_limit);
+}
 
 void VendorTransport::set_peer_endpoint(int peer, std::string_view endpoint) {
   auto malformed = [&] {
@@ -167,14 +174,28 @@ void VendorTransport::set_peer_endpoint(int peer, std::string_view endpoint) {
   if (dot == std::string_view::npos) throw malformed();
   std::string_view job = rest.substr(0, dot);
   std::string_view rank_text = rest.substr(dot + 1);
-  int vrank = 0;
-  if (rank_text.empty() || rank_text.size() > 9) throw malformed();
-  for (char c : rank_text) {
-    if (c < '0' || c > '9') throw malformed();
-    vrank = vrank * 10 + (c - '0');
+  std::string_view limit_text;
+  if (auto second = rank_text.find('.'); second != std::string_view::npos) {
+    limit_text = rank_text.substr(second + 1);
+    rank_text = rank_text.substr(0, second);
+    if (limit_text.empty()) throw malformed();
   }
+  auto number = [&](std::string_view text, std::size_t digits) {
+    std::uint64_t v = 0;
+    if (text.empty() || text.size() > digits) throw malformed();
+    for (char c : text) {
+      if (c < '0' || c > '9') throw malformed();
+      v = v * 10 + static_cast<std::uint64_t>(c - '0');
+    }
+    return v;
+  };
+  int vrank = static_cast<int>(number(rank_text, 9));
   // Another cluster's vendor job: not ours to reach (tcp or impi will).
   if (job != job_) return;
+  if (!limit_text.empty() && number(limit_text, 19) != options_.short_limit)
+    throw MpiError(MPI_ERR_OTHER, fmt::format("vendor: rank {} uses vendor.short_limit {} but rank {} uses {}: "
+                                              "give every process of the job the same value",
+                                              context_.world_rank, options_.short_limit, peer, limit_text));
   if (peer < 0 || peer >= context_.world_size || vrank >= library_.size())
     throw MpiError(MPI_ERR_OTHER,
                    fmt::format("vendor: rank {}: rank {} published vendor rank {}, but the vendor job has {} ranks",
@@ -223,6 +244,9 @@ SendStatus VendorTransport::send(int peer, std::span<const std::byte> header, st
   if (payload.size() > max_frame_payload)
     throw MpiError(MPI_ERR_INTERN, fmt::format("vendor: frame of {} bytes above its limit of {}", payload.size(),
                                                max_frame_payload));
+  if (header.size() > max_frame_header)
+    throw MpiError(MPI_ERR_INTERN, fmt::format("vendor: frame header of {} bytes above its limit of {}", header.size(),
+                                               max_frame_header));
   const bool inline_payload = payload.size() <= options_.short_limit;
   if (ops_.pending_sends() + (inline_payload ? 1 : 2) > max_pending_requests) return SendStatus::would_block;
 
@@ -238,15 +262,23 @@ SendStatus VendorTransport::send(int peer, std::span<const std::byte> header, st
     if (static_cast<std::size_t>(slot) >= pending_.size()) pending_.resize(static_cast<std::size_t>(slot) + 1);
     pending_[static_cast<std::size_t>(slot)] = std::move(p);
   };
+  // Sent and tested once: a short message the vendor sent eagerly is done
+  // here and never occupies a slot (no MPI_Testsome for it).
   int slot = -1;
-  int rc = ops_.isend(first.data(), first.size(), vpeer, first_tag, &slot);
+  int rc = ops_.isend_now(first.data(), first.size(), vpeer, first_tag, &slot);
   if (rc != 0) fail_call(rc, "MPI_Isend", peer);
-  // Moving the vector keeps its storage, which the vendor now reads.
-  remember(slot, Pending{peer, 0, false, std::move(first)});
+  if (slot < 0)
+    give_buffer(std::move(first));
+  else
+    remember(slot, Pending{peer, 0, false, std::move(first)});  // moving keeps the storage the vendor reads
+  bool second_done = true;
   if (!inline_payload) {
-    rc = ops_.isend(payload.data(), payload.size(), vpeer, second_tag, &slot);
+    rc = ops_.isend_now(payload.data(), payload.size(), vpeer, second_tag, &slot);
     if (rc != 0) fail_call(rc, "MPI_Isend", peer);
-    remember(slot, Pending{peer, token, true, {}});
+    if (slot >= 0) {
+      remember(slot, Pending{peer, token, true, {}});
+      second_done = false;
+    }
   }
   // Thread mode: the thread sleeping in MPI_Probe must come back to test
   // this send (nothing else would complete it).
@@ -258,7 +290,7 @@ SendStatus VendorTransport::send(int peer, std::span<const std::byte> header, st
     idle_ = false;  // traffic again: back to the blocking probe
     poke_thread();
   }
-  return inline_payload ? SendStatus::complete : SendStatus::in_flight;
+  return second_done ? SendStatus::complete : SendStatus::in_flight;
 }
 
 bool VendorTransport::complete_sends() {
@@ -283,30 +315,37 @@ bool VendorTransport::complete_sends() {
 }
 
 void VendorTransport::receive_one(int source, std::size_t bytes) {
-  const int peer = world_of_vendor(source);
   receive_buffer_.resize(bytes);
   int rc = ops_.recv_probed(receive_buffer_.data(), bytes);
-  if (rc != 0) fail_call(rc, "MPI_Mrecv", peer);
-  if (bytes < vendor_header_size || load_le<std::uint32_t>(receive_buffer_.data()) != magic)
+  if (rc != 0) fail_call(rc, "MPI_Mrecv", world_of_vendor(source));
+  // receive_buffer_ is not touched by send(), which the sink may call.
+  deliver(source, receive_buffer_.data(), bytes);
+}
+
+// A first part of `bytes` bytes from vendor rank `source` at data (memory
+// that stays ours until we return): to the sink, with its second part.
+void VendorTransport::deliver(int source, std::byte* data, std::size_t bytes) {
+  const int peer = world_of_vendor(source);
+  int rc = 0;
+  if (bytes < vendor_header_size || load_le<std::uint32_t>(data) != magic)
     throw MpiError(MPI_ERR_OTHER,
                    fmt::format("vendor: rank {}: a {}-byte vendor message from rank {} is not a gridmpi frame "
                                "(another program using the vendor's MPI_COMM_WORLD?)",
                                context_.world_rank, bytes, peer));
-  const std::size_t header_size = load_le<std::uint32_t>(receive_buffer_.data() + 4);
-  const std::uint64_t payload_size = load_le<std::uint64_t>(receive_buffer_.data() + 8);
+  const std::size_t header_size = load_le<std::uint32_t>(data + 4);
+  const std::uint64_t payload_size = load_le<std::uint64_t>(data + 8);
   const bool inline_payload =
       payload_size <= max_frame_payload && bytes == vendor_header_size + header_size + payload_size;
   if (payload_size > max_frame_payload || (!inline_payload && bytes != vendor_header_size + header_size))
     throw MpiError(MPI_ERR_OTHER, fmt::format("vendor: rank {}: malformed frame from rank {} ({} bytes for a "
                                               "{}-byte header and a {}-byte payload)",
                                               context_.world_rank, peer, bytes, header_size, payload_size));
-  std::span<const std::byte> header(receive_buffer_.data() + vendor_header_size, header_size);
+  std::span<const std::byte> header(data + vendor_header_size, header_size);
   Placement placement = context_.sink->on_frame_begin(peer, header, payload_size);
   if (!placement.destination.empty() && placement.destination.size() != payload_size)
     throw MpiError(MPI_ERR_INTERN, "vendor: the request layer named a destination of the wrong size");
   if (inline_payload) {
-    // receive_buffer_ is not touched by send(), which the sink may call.
-    std::span<const std::byte> payload(receive_buffer_.data() + vendor_header_size + header_size, payload_size);
+    std::span<const std::byte> payload(data + vendor_header_size + header_size, payload_size);
     if (!placement.destination.empty()) {
       if (payload_size) std::memcpy(placement.destination.data(), payload.data(), payload_size);
       context_.sink->on_frame_end(peer, placement.token, placement.destination);
@@ -328,7 +367,59 @@ void VendorTransport::receive_one(int source, std::size_t bytes) {
   if (payload_buffer_.capacity() > max_kept_buffer) std::vector<std::byte>().swap(payload_buffer_);
 }
 
+// Poll mode: pre-posted receives (an MPI_Test of the oldest is much cheaper
+// than a matched probe and a receive).  Thread mode keeps the probe: its
+// thread waits in the vendor's MPI_Probe, which posted receives would hide
+// messages from.
+void VendorTransport::post_receives() {
+  const std::size_t capacity = vendor_header_size + max_frame_header + options_.short_limit;
+  posted_.resize(posted_receives);
+  for (auto& p : posted_) {
+    p.buffer.resize(capacity);
+    if (int rc = ops_.post_recv(p.buffer.data(), capacity, first_tag, &p.slot); rc != 0)
+      fail_call(rc, "MPI_Irecv", -1);
+  }
+}
+
+bool VendorTransport::receive_posted() {
+  if (posted_.empty()) post_receives();
+  bool worked = false;
+  for (int n = 0; n < frames_per_progress; ++n) {
+    Posted& p = posted_[posted_head_];
+    if (!head_done_) {
+      int flag = 0;
+      if (int rc = ops_.test_recv(p.slot, &flag, &head_source_, &head_bytes_); rc != 0) {
+        if (flag) p.slot = -1;
+        fail_call(rc, "MPI_Test (receive)", -1);
+      }
+      if (!flag) break;
+      p.slot = -1;
+      head_done_ = true;
+    }
+    // A peer faster through wire-up than we are: its frame waits here until
+    // its endpoint tells us who it is.
+    if (world_of_vendor(head_source_) < 0) break;
+    head_done_ = false;
+    // The receive is posted again and the ring moves on even when the frame
+    // is refused (deliver throws): the next frames still arrive.
+    struct Repost {
+      VendorTransport& t;
+      Posted& p;
+      ~Repost() noexcept(false) {
+        t.posted_head_ = (t.posted_head_ + 1) % t.posted_.size();
+        if (int rc = t.ops_.post_recv(p.buffer.data(), p.buffer.size(), first_tag, &p.slot); rc != 0 &&
+            std::uncaught_exceptions() == 0)
+          t.fail_call(rc, "MPI_Irecv", -1);
+      }
+    } repost{*this, p};
+    deliver(head_source_, p.buffer.data(), head_bytes_);
+    worked = true;
+  }
+  return worked;
+}
+
 bool VendorTransport::receive_frames() {
+  if (context_.progress == ProgressMode::poll) return receive_posted();
   bool worked = false;
   for (int n = 0; n < frames_per_progress; ++n) {
     if (held_source_ < 0) {

@@ -97,6 +97,12 @@ class VendorTransport final : public Transport {
   // Frames received per progress() call, so that one busy peer cannot keep
   // the engine from its other work.
   static constexpr int frames_per_progress = 64;
+  // Poll mode: first parts arrive in this many pre-posted vendor receives
+  // (MPI_Irecv from any source, tested in posting order), each big enough
+  // for our header, a frame header of up to max_frame_header bytes and a
+  // payload of short_limit bytes.
+  static constexpr int posted_receives = 8;
+  static constexpr std::size_t max_frame_header = 64;
 
  private:
   struct Pending {
@@ -108,7 +114,10 @@ class VendorTransport final : public Transport {
   bool progress_locked();
   bool complete_sends();
   bool receive_frames();
+  bool receive_posted();
+  void post_receives();
   void receive_one(int vendor_source, std::size_t bytes);
+  void deliver(int vendor_source, std::byte* data, std::size_t bytes);
   void thread_main();
   void poke_thread();
   void arm_probe_timer();
@@ -129,6 +138,18 @@ class VendorTransport final : public Transport {
   std::vector<std::vector<std::byte>> spare_buffers_;
   std::vector<std::byte> receive_buffer_;   // first parts
   std::vector<std::byte> payload_buffer_;   // second parts nobody placed
+  // Poll mode: the pre-posted receives, a ring in posting order (the order
+  // the vendor matches them in); the head's completion is kept while its
+  // sender's endpoint is still unknown (wire-up).
+  struct Posted {
+    int slot = -1;
+    std::vector<std::byte> buffer;
+  };
+  std::vector<Posted> posted_;
+  std::size_t posted_head_ = 0;
+  bool head_done_ = false;
+  int head_source_ = -1;
+  std::size_t head_bytes_ = 0;
   std::exception_ptr failure_;           // a vendor failure seen by our thread
   int held_source_ = -1;                 // improbe found a frame of this vendor rank
   std::size_t held_bytes_ = 0;

@@ -367,6 +367,19 @@ int main(int argc, char** argv) {
     w.vendor->set_peer_endpoint(0, fmt::format("vendor:{:x}.0", lib.ops().job_id() + 1));
     EXPECT(!w.vendor->reachable(0) || w.rank != 0, "rank 0 reachable through a foreign vendor job");
   }
+  // A peer of our vendor job with another vendor.short_limit is refused
+  // (its first parts would not fit our pre-posted receives).
+  if (w.vendor && w.size > 1) {
+    int other = w.rank == 0 ? 1 : 0;
+    std::string error;
+    try {
+      w.vendor->set_peer_endpoint(other, fmt::format("vendor:{:x}.{}.{}", lib.ops().job_id(), other,
+                                                     w.vendor->short_limit() + 1));
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    EXPECT(error.find("vendor.short_limit") != std::string::npos, "limit mismatch error '{}'", error);
+  }
   w.engine->set_peer_endpoints(endpoints);
   if (w.vendor)
     for (int r = 0; r < w.size; ++r)
