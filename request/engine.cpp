@@ -1167,12 +1167,17 @@ bool EngineImpl::poll_round() {
   for (const auto& t : transports_) worked = t->progress() || worked;
   // The io_context costs an epoll_wait system call per poll.  Only fd-based
   // transports: asked every round but those in which another transport
-  // (self) delivered, so that a wait completed by that returns at once.
-  // With a transport that has no fd (the vendor), whose rounds the waiting
-  // thread repeats without pause: asked at most every io_poll_interval,
-  // which a vendor round trip does not feel and a socket's does not either.
+  // (self) delivered, so that a wait completed by that returns at once
+  // (still every io_poll_stride rounds: a transport that works in every
+  // round must not starve the sockets).  With a transport that has no fd
+  // (the vendor), whose rounds the waiting thread repeats without pause:
+  // asked at most every io_poll_interval, which a vendor round trip does not
+  // feel and a socket's does not either.
   if (can_sleep_) {
-    if (!worked) worked = io_.poll() > 0;
+    if (!worked || ++rounds_without_io_ >= io_poll_stride) {
+      rounds_without_io_ = 0;
+      worked = io_.poll() > 0 || worked;
+    }
   } else {
     auto now = std::chrono::steady_clock::now();
     if (now - last_io_poll_ >= io_poll_interval) {

@@ -210,6 +210,8 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
   // Poll mode with a transport that has no fd: when the io_context (one
   // epoll_wait) was last asked, and how often at most (poll_round).
   std::chrono::steady_clock::time_point last_io_poll_{};
+  std::uint32_t rounds_without_io_ = 0;  // only fd-based transports: rounds that skipped it
+  static constexpr std::uint32_t io_poll_stride = 4;
   static constexpr std::chrono::microseconds io_poll_interval{3};
   int in_progress_ = 0;
   bool shut_down_ = false;
