@@ -1171,19 +1171,16 @@ bool EngineImpl::poll_round() {
   // (still every io_poll_stride rounds: a transport that works in every
   // round must not starve the sockets).  With a transport that has no fd
   // (the vendor), whose rounds the waiting thread repeats without pause:
-  // asked at most every io_poll_interval, which a vendor round trip does not
-  // feel and a socket's does not either.
+  // asked every fdless_io_poll_stride rounds (a few microseconds), which a
+  // vendor round trip does not feel and a socket's does not either.
   if (can_sleep_) {
     if (!worked || ++rounds_without_io_ >= io_poll_stride) {
       rounds_without_io_ = 0;
       worked = io_.poll() > 0 || worked;
     }
-  } else {
-    auto now = std::chrono::steady_clock::now();
-    if (now - last_io_poll_ >= io_poll_interval) {
-      last_io_poll_ = now;
-      worked = io_.poll() > 0 || worked;
-    }
+  } else if (++rounds_without_io_ >= fdless_io_poll_stride) {
+    rounds_without_io_ = 0;
+    worked = io_.poll() > 0 || worked;
   }
   if (!peers_with_pending_.empty()) worked = drain_pending() || worked;
   if (!adopted_.empty()) worked = poll_adopted() || worked;
@@ -1197,7 +1194,7 @@ void EngineImpl::wait_until(const std::function<bool()>& done) {
     throw MpiError(MPI_ERR_INTERN, "a blocking wait inside a progress callback would never finish");
   using clock = std::chrono::steady_clock;
   const auto spin = std::chrono::microseconds(spin_);
-  auto idle_since = clock::now();
+  clock::time_point idle_since{};
   bool sleeping = false;
   auto poll_slice = min_poll_slice;
   // MPI_THREAD_MULTIPLE: between rounds, other threads waiting for the big
@@ -1205,6 +1202,10 @@ void EngineImpl::wait_until(const std::function<bool()>& done) {
   // and the transports' handlers only ever run with it held.
   core::BigLock& lock = core::big_lock();
   const bool threaded = lock.enabled() && lock.held_by_me();
+  // The clock is read every 16th idle round only: a round of the vendor
+  // transport is a fraction of a microsecond, and so is a clock read here.
+  unsigned idle_rounds = 0;
+  bool fresh = true;  // idle_since is to be (re)set at the next clock read
   for (;;) {
     bool worked = progress();
     if (done()) return;
@@ -1213,12 +1214,19 @@ void EngineImpl::wait_until(const std::function<bool()>& done) {
       if (done()) return;
     }
     if (worked) {
-      idle_since = clock::now();
+      fresh = true;
+      idle_rounds = 0;
       sleeping = false;
       poll_slice = min_poll_slice;
       continue;
     }
-    const auto idle = clock::now() - idle_since;
+    if (!sleeping && (++idle_rounds & 15) != 0) continue;
+    const auto now = clock::now();
+    if (fresh) {
+      idle_since = now;
+      fresh = false;
+    }
+    const auto idle = now - idle_since;
     if (!sleeping && idle < spin) continue;
     sleeping = true;
     // A thread waiting for the lock (it may have woken us) goes first: the

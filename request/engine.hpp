@@ -207,11 +207,12 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
   BsendBuffer bsend_;
   core::HandleTable<MessageSlot> messages_{MPI_ERR_REQUEST};
   std::size_t frames_outstanding_ = 0;  // over all requests
-  // Poll mode with a transport that has no fd: when the io_context (one
-  // epoll_wait) was last asked, and how often at most (poll_round).
-  std::chrono::steady_clock::time_point last_io_poll_{};
-  std::uint32_t rounds_without_io_ = 0;  // only fd-based transports: rounds that skipped it
+  // Poll mode: rounds since the io_context (one epoll_wait) was last asked,
+  // and how many at most (poll_round) with only fd-based transports and
+  // with a transport that has no fd.
+  std::uint32_t rounds_without_io_ = 0;
   static constexpr std::uint32_t io_poll_stride = 4;
+  static constexpr std::uint32_t fdless_io_poll_stride = 32;
   static constexpr std::chrono::microseconds io_poll_interval{3};
   int in_progress_ = 0;
   bool shut_down_ = false;
