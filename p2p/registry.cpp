@@ -1,6 +1,7 @@
 // The transports the engine chooses from.  Adding a transport: one line here.
 #include "impi/transport.hpp"
 #include "p2p/self/self_transport.hpp"
+#include "p2p/shm/shm_transport.hpp"
 #include "p2p/tcp/tcp_transport.hpp"
 #include "p2p/transport.hpp"
 #include "p2p/vendor/vendor_library.hpp"
@@ -11,6 +12,15 @@ namespace gridmpi::p2p {
 const std::vector<TransportFactory>& transport_factories() {
   static const std::vector<TransportFactory> factories{
       {"self", [](const TransportContext& c) -> std::unique_ptr<Transport> { return std::make_unique<SelfTransport>(c); }},
+      // Processes of this host (cheaper than tcp in capabilities(), so the
+      // engine picks it for them); off with shm.enable=false or mpirun
+      // -nounix, and in a vendor job, where the site's MPI serves the whole
+      // cluster (its own shared memory included).
+      {"shm",
+       [](const TransportContext& c) -> std::unique_ptr<Transport> {
+         if (c.world_size < 2 || !shm::enabled_by_configuration() || vendor::process_library()) return nullptr;
+         return std::make_unique<shm::ShmTransport>(c, shm::ShmOptions::from_configuration());
+       }},
       // Before tcp, and cheaper in capabilities(): the engine picks it for
       // every peer of our cluster (the vendor job); tcp/impi reach the rest.
       {"vendor",

@@ -1,5 +1,6 @@
 // The same cases against every transport (p2p/transport.hpp): template,
-// self, and tcp over loopback between two transports in this process.
+// self, tcp over loopback and shm (single copy, and forced through the ring:
+// shm-copy) between two transports in this process.
 // Each case talks through a recording sink.
 #include <catch2/catch.hpp>
 
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "p2p/self/self_transport.hpp"
+#include "p2p/shm/shm_transport.hpp"
 #include "p2p/tcp/tcp_transport.hpp"
 #include "p2p/template/template_transport.hpp"
 
@@ -81,6 +83,11 @@ struct Setup {
       o.network = "127.0.0.0/8";
       sender = std::make_unique<tcp::TcpTransport>(c0, o);
       receiver = std::make_unique<tcp::TcpTransport>(c1, o);
+    } else if (which == "shm" || which == "shm-copy") {
+      shm::ShmOptions o;
+      if (which == "shm-copy") o.large_path = shm::LargePath::two_copy;
+      sender = std::make_unique<shm::ShmTransport>(c0, o);
+      receiver = std::make_unique<shm::ShmTransport>(c1, o);
     } else {
       // self: one transport, sender and receiver are rank 0
       TransportContext c{0, 1, cookie, &io, &receiver_sink};
@@ -128,7 +135,7 @@ std::vector<std::byte> bytes(std::size_t n, unsigned seed) {
 }  // namespace
 
 TEST_CASE("transport conformance", "[transport]") {
-  auto which = GENERATE(as<std::string>{}, "template", "self", "tcp");
+  auto which = GENERATE(as<std::string>{}, "template", "self", "tcp", "shm", "shm-copy");
   Setup s(which);
   INFO("transport " << which);
   Capabilities caps = s.sender->capabilities();

@@ -1,0 +1,134 @@
+#include "p2p/shm/shm_ring.hpp"
+
+#include <cstring>
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace gridmpi::p2p::shm {
+
+namespace {
+
+std::atomic_ref<std::uint64_t> stamp_of(std::byte* line) {
+  return std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(line));
+}
+
+}  // namespace
+
+bool RingWriter::room(std::uint64_t lines) {
+  if (view_.count - (tail_ - cached_head_) >= lines) return true;
+  cached_head_ = view_.control->head.load(std::memory_order_acquire);
+  if (view_.count - (tail_ - cached_head_) >= lines) return true;
+  // Full: ask for a doorbell, then look once more, so that a receiver that
+  // freed lines between our two reads is not waited for in vain (the
+  // receiver publishes its head before it looks at space_wanted; both sides
+  // use sequentially consistent operations, so one of them sees the other).
+  view_.control->space_wanted.store(1, std::memory_order_seq_cst);
+  cached_head_ = view_.control->head.load(std::memory_order_seq_cst);
+  return view_.count - (tail_ - cached_head_) >= lines;
+}
+
+void RingWriter::publish(std::byte* line, const RecordPrefix& prefix) {
+  // Everything but the stamp first; the stamp's release store makes the
+  // whole record visible.
+  std::memcpy(line + sizeof(std::uint64_t), reinterpret_cast<const std::byte*>(&prefix) + sizeof(std::uint64_t),
+              sizeof(RecordPrefix) - sizeof(std::uint64_t));
+  stamp_of(line).store(prefix.stamp, std::memory_order_release);
+}
+
+bool RingWriter::write(RecordKind kind, std::span<const std::byte> header, std::span<const std::uint64_t> extras,
+                       std::span<const std::byte> data) {
+  const std::size_t size = record_bytes(header.size(), extras.size(), data.size());
+  if (header.size() > 255 || extras.size() > max_extra_words || size > max_record())
+    throw MpiError(MPI_ERR_INTERN, fmt::format("shm: record of {} bytes (header {}) above the ring's limit of {}",
+                                               size, header.size(), max_record()));
+  const std::uint64_t lines = lines_for(size);
+  std::uint64_t index = tail_ % view_.count;
+  if (index + lines > view_.count) {
+    // Does not fit before the end of the array: pad to the end first.
+    const std::uint64_t pad = view_.count - index;
+    if (!room(pad)) return false;
+    RecordPrefix prefix{tail_ + 1, static_cast<std::uint8_t>(RecordKind::padding), 0, 0, 0, 0};
+    publish(view_.lines + index * cache_line, prefix);
+    tail_ += pad;
+    index = 0;
+  }
+  if (!room(lines)) return false;
+  std::byte* line = view_.lines + index * cache_line;
+  std::byte* p = line + sizeof(RecordPrefix);
+  if (!header.empty()) std::memcpy(p, header.data(), header.size());
+  p += (header.size() + 7) & ~std::size_t{7};
+  if (!extras.empty()) std::memcpy(p, extras.data(), extras.size_bytes());
+  p += extras.size_bytes();
+  if (!data.empty()) std::memcpy(p, data.data(), data.size());
+  RecordPrefix prefix{tail_ + 1, static_cast<std::uint8_t>(kind), static_cast<std::uint8_t>(header.size()),
+                      static_cast<std::uint8_t>(extras.size()), 0, static_cast<std::uint32_t>(data.size())};
+  publish(line, prefix);
+  tail_ += lines;
+  return true;
+}
+
+std::uint64_t Record::extra(std::size_t i) const {
+  std::uint64_t v = 0;
+  if (i < extra_words) std::memcpy(&v, extras + 8 * i, sizeof v);
+  return v;
+}
+
+bool RingReader::ready() const noexcept {
+  std::byte* line = view_.lines + (head_ % view_.count) * cache_line;
+  return stamp_of(line).load(std::memory_order_acquire) == head_ + 1;
+}
+
+bool RingReader::peek(Record* record) {
+  for (;;) {
+    const std::uint64_t index = head_ % view_.count;
+    std::byte* line = view_.lines + index * cache_line;
+    const std::uint64_t stamp = stamp_of(line).load(std::memory_order_acquire);
+    if (stamp == 0) return false;
+    RecordPrefix prefix;
+    std::memcpy(&prefix, line, sizeof prefix);
+    const auto kind = static_cast<RecordKind>(prefix.kind);
+    if (stamp != head_ + 1 || kind < RecordKind::message || kind > RecordKind::padding)
+      throw MpiError(MPI_ERR_INTERN, fmt::format("shm: corrupted ring: line {} holds stamp {} kind {}, expected stamp {}",
+                                                 index, stamp, prefix.kind, head_ + 1));
+    if (kind == RecordKind::padding) {
+      stamp_of(line).store(0, std::memory_order_relaxed);
+      head_ += view_.count - index;
+      continue;
+    }
+    const std::size_t size = record_bytes(prefix.header_size, prefix.extra_words, prefix.bytes);
+    const std::uint64_t lines = lines_for(size);
+    if (prefix.extra_words > max_extra_words || index + lines > view_.count)
+      throw MpiError(MPI_ERR_INTERN, fmt::format("shm: corrupted ring: record of {} lines at line {} of {}", lines,
+                                                 index, view_.count));
+    const std::byte* p = line + sizeof(RecordPrefix);
+    record->kind = kind;
+    record->header = {p, prefix.header_size};
+    p += (prefix.header_size + 7u) & ~7u;
+    record->extras = p;
+    record->extra_words = prefix.extra_words;
+    p += 8 * prefix.extra_words;
+    record->data = {p, prefix.bytes};
+    record->lines = lines;
+    return true;
+  }
+}
+
+void RingReader::consume(const Record& record) {
+  const std::uint64_t index = head_ % view_.count;
+  for (std::uint64_t i = 0; i < record.lines; ++i)
+    stamp_of(view_.lines + (index + i) * cache_line).store(0, std::memory_order_relaxed);
+  head_ += record.lines;
+}
+
+bool RingReader::publish() {
+  if (head_ == published_) return false;
+  published_ = head_;
+  // Sequentially consistent against the sender's space_wanted store and head
+  // load (RingWriter::room): either it sees our head or we see its request.
+  view_.control->head.store(head_, std::memory_order_seq_cst);
+  if (view_.control->space_wanted.load(std::memory_order_seq_cst) == 0) return false;
+  return view_.control->space_wanted.exchange(0, std::memory_order_seq_cst) != 0;
+}
+
+}  // namespace gridmpi::p2p::shm
