@@ -290,7 +290,7 @@ Datatype& datatype(MPI_Datatype handle) {
   return *t;
 }
 
-Datatype& committed_datatype(MPI_Datatype handle) {
+Datatype& committed_datatype_lookup(MPI_Datatype handle) {
   Datatype& t = datatype(handle);
   if (!t.committed)
     throw MpiError(MPI_ERR_TYPE, "datatype " + std::to_string(handle) +

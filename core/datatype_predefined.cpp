@@ -197,11 +197,17 @@ std::unique_ptr<Datatype> make_predefined(const Predefined& p) {
 
 HandleTable<Datatype> build_table() {
   HandleTable<Datatype> table(MPI_ERR_TYPE);
-  for (const Predefined& p : predefined_types) table.put_at(p.handle, make_predefined(p));
+  for (const Predefined& p : predefined_types) {
+    auto t = make_predefined(p);
+    if (p.handle > 0 && p.handle < GRIDMPI_PREDEFINED_DATATYPE_COUNT) predefined_datatypes[p.handle] = t.get();
+    table.put_at(p.handle, std::move(t));
+  }
   return table;
 }
 
 }  // namespace
+
+Datatype* predefined_datatypes[GRIDMPI_PREDEFINED_DATATYPE_COUNT] = {};
 
 HandleTable<Datatype>& datatype_table() {
   static HandleTable<Datatype> table = build_table();

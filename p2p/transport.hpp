@@ -72,6 +72,10 @@ struct Capabilities {
   // transport itself fills DataHeader::offset of incoming data frames.  The
   // eager/rendezvous switch is always eager_limit (request.rsize does not apply).
   bool rts_carries_first_fragment = false;
+  // send() copies payloads of up to this many bytes before it returns: it
+  // answers complete or would_block for them, never in_flight.  Lets
+  // request/ send a blocking eager message without a request (0: never).
+  std::size_t copies_up_to = 0;
 };
 
 enum class SendStatus : std::uint8_t { complete, in_flight, would_block };

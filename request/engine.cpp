@@ -260,6 +260,7 @@ void EngineImpl::select_transport(int world, Peer& p) {
   p.max_frame_payload = std::max(best_caps.max_frame_payload, p.max_fragment);
   p.external32 = best_caps.external32;
   p.first_fragment = best_caps.rts_carries_first_fragment;
+  p.copies_up_to = best_caps.copies_up_to;
   const char* why;
   if (p.first_fragment) {
     p.threshold = best_caps.eager_limit;
@@ -404,7 +405,7 @@ PointRequest* EngineImpl::create_point(PointRole role, const void* buf, int coun
     // A communicator freed while this request is pending lives (and keeps
     // its context) until the request is released.
     core::comm_hold(*comm);
-    r->holds_comm = true;
+    r->held_comm = comm;
     r->spans_clients = core::spans_clients(*comm);
     if (rank >= 0) {
       if (rank >= comm->peer_size())
@@ -482,6 +483,41 @@ Request* EngineImpl::isend(const void* buf, int count, MPI_Datatype type, int de
     throw;
   }
   return r;
+}
+
+// What isend + start_send + wait would do for an eager message of a
+// contiguous type to a peer of this cluster, without the request: MPI_Send's
+// path is the message's path (a ping-pong waits for it).  Everything else
+// (synchronous, buffered, MPI_PROC_NULL, derived types, communicators that
+// span clusters, rendezvous sizes, frames queued to the peer, a transport
+// that would keep the payload) goes the general way.
+bool EngineImpl::send_now(const void* buf, int count, MPI_Datatype type, int dest, int tag, core::Comm& comm,
+                          std::uint32_t context) {
+  if (count < 0 || dest < 0 || dest >= comm.peer_size()) return false;
+  const core::Datatype& t = core::committed_datatype(type);
+  if (!t.predefined || !t.contiguous || core::spans_clients(comm)) return false;
+  const int world = comm.peer_world_rank(dest);
+  Peer& p = peer(world);
+  const std::size_t size = static_cast<std::size_t>(count) * t.size;
+  if (p.external32 || !p.pending.empty() || size >= p.threshold || size > p.copies_up_to ||
+      size > p.max_frame_payload)
+    return false;
+  wire::MessageHeader h;
+  h.kind = wire::Kind::eager;
+  h.envelope = {context, comm.rank, tag};
+  h.size = size;
+  h.sender_id = next_id_++;  // no request: nothing can name it (MPI_Cancel of a blocking send does not exist)
+  wire::HeaderBuffer buffer;
+  std::size_t n = h.encode(buffer);
+  std::span<const std::byte> payload(static_cast<const std::byte*>(buf) + t.true_lb, size);
+  switch (p.transport->send(world, std::span<const std::byte>(buffer.data(), n), payload,
+                            make_token(static_cast<PointRequest*>(nullptr), token_none))) {
+    case p2p::SendStatus::complete: return true;
+    case p2p::SendStatus::would_block: return false;
+    case p2p::SendStatus::in_flight: break;
+  }
+  throw MpiError(MPI_ERR_INTERN, fmt::format("rank {}: the {} transport kept a {}-byte payload it declared to copy",
+                                             rank_, p.transport->name(), size));
 }
 
 Request* EngineImpl::irecv(void* buf, int count, MPI_Datatype type, int source, int tag, core::Comm& comm,
@@ -627,9 +663,9 @@ void EngineImpl::start_buffered(PointRequest* s) {
   c->tag = s->tag;
   c->context = s->context;
   c->comm = s->comm;
-  if (core::Comm* held = core::comm_table().find(s->comm); held && s->holds_comm) {
-    core::comm_hold(*held);  // the message outlives the user's request
-    c->holds_comm = true;
+  if (s->held_comm) {
+    core::comm_hold(*s->held_comm);  // the message outlives the user's request
+    c->held_comm = s->held_comm;
   }
   c->mode = SendMode::standard;
   c->bytes = s->bytes;
@@ -1113,9 +1149,9 @@ void EngineImpl::release(Request* request) {
     if (r->cancel_pending) cancelling_.erase(r->message_id);
     unregister_id(r);
     if (r->type && !r->type->predefined) core::release_datatype(r->datatype);
-    if (r->holds_comm) {
-      r->holds_comm = false;
-      core::comm_unhold(r->comm);  // may destroy a communicator freed meanwhile
+    if (core::Comm* held = r->held_comm) {
+      r->held_comm = nullptr;
+      core::comm_unhold(*held);  // may destroy a communicator freed meanwhile
     }
   } else if (auto it = std::find(adopted_.begin(), adopted_.end(), request); it != adopted_.end()) {
     // Completed outside its poll function and freed before the next round.
@@ -1171,16 +1207,24 @@ bool EngineImpl::poll_round() {
   // (still every io_poll_stride rounds: a transport that works in every
   // round must not starve the sockets).  With a transport that has no fd
   // (the vendor), whose rounds the waiting thread repeats without pause:
-  // asked every fdless_io_poll_stride rounds (a few microseconds), which a
-  // vendor round trip does not feel and a socket's does not either.
+  // asked every fdless_io_poll_min rounds while it has work, the stride
+  // doubling up to fdless_io_poll_max (some 10 us of rounds) while it has
+  // none, so that a vendor ping-pong is not slowed by epoll_wait (it was a
+  // twentieth of its time at every 32nd round) and a socket that becomes
+  // busy is soon asked often again.
   if (can_sleep_) {
     if (!worked || ++rounds_without_io_ >= io_poll_stride) {
       rounds_without_io_ = 0;
       worked = io_.poll() > 0 || worked;
     }
-  } else if (++rounds_without_io_ >= fdless_io_poll_stride) {
+  } else if (++rounds_without_io_ >= fdless_io_poll_stride_) {
     rounds_without_io_ = 0;
-    worked = io_.poll() > 0 || worked;
+    if (io_.poll() > 0) {
+      worked = true;
+      fdless_io_poll_stride_ = fdless_io_poll_min;
+    } else if (fdless_io_poll_stride_ < fdless_io_poll_max) {
+      fdless_io_poll_stride_ *= 2;
+    }
   }
   if (!peers_with_pending_.empty()) worked = drain_pending() || worked;
   if (!adopted_.empty()) worked = poll_adopted() || worked;
@@ -1234,7 +1278,9 @@ void EngineImpl::wait_until(const std::function<bool()>& done) {
     if (threaded && lock.contended()) continue;
     if (!can_sleep_ && idle < spin + yield_phase) {
       // A transport without an fd: nothing would wake a sleep, so keep
-      // polling, but give the core away between rounds.
+      // polling, but give the core away between rounds (and ask the
+      // io_context often again: rounds are slow now).
+      fdless_io_poll_stride_ = fdless_io_poll_min;
       sched_yield();
       continue;
     }

@@ -58,6 +58,8 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
   EngineImpl& operator=(const EngineImpl&) = delete;
 
   // Engine
+  bool send_now(const void* buf, int count, MPI_Datatype type, int dest, int tag, core::Comm& comm,
+                std::uint32_t context) override;
   Request* isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, core::Comm& comm,
                  std::uint32_t context, SendMode mode) override;
   Request* irecv(void* buf, int count, MPI_Datatype type, int source, int tag, core::Comm& comm,
@@ -116,6 +118,7 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
     std::size_t max_frame_payload = 0;
     bool external32 = false;      // Capabilities::external32
     bool first_fragment = false;  // Capabilities::rts_carries_first_fragment
+    std::size_t copies_up_to = 0;  // Capabilities::copies_up_to
     std::deque<PendingFrame> pending;  // refused with would_block, in order
     bool listed = false;               // in peers_with_pending_
   };
@@ -209,11 +212,14 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
   std::size_t frames_outstanding_ = 0;  // over all requests
   // Poll mode: rounds since the io_context (one epoll_wait) was last asked,
   // and how many at most (poll_round) with only fd-based transports and
-  // with a transport that has no fd.
+  // with a transport that has no fd.  The latter adapts: back to the
+  // minimum when the io_context had work (or the waiter starts yielding),
+  // doubled up to the maximum each time it had none.
   std::uint32_t rounds_without_io_ = 0;
   static constexpr std::uint32_t io_poll_stride = 4;
-  static constexpr std::uint32_t fdless_io_poll_stride = 32;
-  static constexpr std::chrono::microseconds io_poll_interval{3};
+  static constexpr std::uint32_t fdless_io_poll_min = 8;
+  static constexpr std::uint32_t fdless_io_poll_max = 128;
+  std::uint32_t fdless_io_poll_stride_ = fdless_io_poll_min;
   int in_progress_ = 0;
   bool shut_down_ = false;
   std::int64_t rsize_ = -1;

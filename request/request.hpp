@@ -69,6 +69,13 @@ class Engine {
   // engine until release().
   virtual Request* isend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
                          core::Comm& comm, std::uint32_t context, SendMode mode) = 0;
+  // A blocking standard-mode send's fast path: sends the message at once
+  // when it is a short contiguous eager message the peer's transport copies
+  // and nothing is queued before it, and returns true (the send is
+  // complete); false when the caller must go through isend (nothing sent).
+  // The arguments must have been checked (core::pt2pt::check_send).
+  virtual bool send_now(const void* buf, int count, MPI_Datatype type, int dest, int tag, core::Comm& comm,
+                        std::uint32_t context) = 0;
   virtual Request* irecv(void* buf, int count, MPI_Datatype type, int source, int tag,
                          core::Comm& comm, std::uint32_t context) = 0;
   // Matching probe without receiving.  Returns true and fills status when a

@@ -59,7 +59,7 @@ struct PointRequest : Request {
   bool awaiting_ack = false;
   std::size_t rts_prefix = 0;            // bytes sent with the rts (rts_carries_first_fragment)
   bool internal = false;                 // created by the engine (buffered copy); released at completion
-  bool holds_comm = false;               // core::comm_hold'ed its communicator (released by release())
+  core::Comm* held_comm = nullptr;       // core::comm_hold'ed (released by release(); lives until then)
   std::optional<std::size_t> bsend_block;  // offset of its block in the attached buffer
   // MPI_Cancel of a send: the id of the message on the wire (this request's
   // id, or for a buffered send the id of its internal copy), and whether a

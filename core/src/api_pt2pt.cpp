@@ -34,6 +34,7 @@ int send_blocking(const char* function, const void* buf, int count, MPI_Datatype
     core::require_initialized(function);
     core::Comm& c = pt2pt::check_send(buf, count, type, dest, tag, comm);
     auto& engine = pt2pt::engine();
+    if (mode == SendMode::standard && engine.send_now(buf, count, type, dest, tag, c, c.context_id)) return;
     Request* r = engine.isend(buf, count, type, dest, tag, c, c.context_id, mode);
     pt2pt::wait_and_release(engine, r, nullptr);
   });

@@ -33,6 +33,7 @@ void SelfTransport::post_delivery() {
 Capabilities SelfTransport::capabilities() const {
   Capabilities caps;
   caps.eager_limit = copy_limit;
+  caps.copies_up_to = copy_limit;
   caps.max_fragment = std::size_t{1} << 30;
   caps.latency_us = 0.05;
   caps.bandwidth_bytes_per_s = 5e9;

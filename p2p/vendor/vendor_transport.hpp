@@ -94,8 +94,8 @@ class VendorTransport final : public Transport {
   static constexpr std::size_t max_frame_payload = std::size_t{1} << 30;
   // Vendor requests (two per long frame) before send() says would_block.
   static constexpr int max_pending_requests = 8192;
-  // Frames received per progress() call, so that one busy peer cannot keep
-  // the engine from its other work.
+  // Thread mode: frames received per progress() call, so that one busy peer
+  // cannot keep the engine from its other work (poll mode takes one).
   static constexpr int frames_per_progress = 64;
   // Poll mode: first parts arrive in this many pre-posted vendor receives
   // (MPI_Irecv from any source, tested in posting order), each big enough
@@ -116,6 +116,7 @@ class VendorTransport final : public Transport {
   bool receive_frames();
   bool receive_posted();
   void post_receives();
+  void repost_delivered();
   void receive_one(int vendor_source, std::size_t bytes);
   void deliver(int vendor_source, std::byte* data, std::size_t bytes);
   void thread_main();
@@ -147,6 +148,9 @@ class VendorTransport final : public Transport {
   };
   std::vector<Posted> posted_;
   std::size_t posted_head_ = 0;
+  // Receives delivered but not posted again yet: the ring slots just behind
+  // posted_head_ (reposted at the next progress(), off the message's path).
+  std::size_t unposted_ = 0;
   bool head_done_ = false;
   int head_source_ = -1;
   std::size_t head_bytes_ = 0;
