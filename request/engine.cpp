@@ -499,7 +499,7 @@ bool EngineImpl::send_now(const void* buf, int count, MPI_Datatype type, int des
   const int world = comm.peer_world_rank(dest);
   Peer& p = peer(world);
   const std::size_t size = static_cast<std::size_t>(count) * t.size;
-  if (p.external32 || !p.pending.empty() || size >= p.threshold || size > p.copies_up_to ||
+  if (p.external32 || !p.pending.empty() || p.copies_up_to == 0 || size >= p.threshold || size > p.copies_up_to ||
       size > p.max_frame_payload)
     return false;
   wire::MessageHeader h;
@@ -509,7 +509,8 @@ bool EngineImpl::send_now(const void* buf, int count, MPI_Datatype type, int des
   h.sender_id = next_id_++;  // no request: nothing can name it (MPI_Cancel of a blocking send does not exist)
   wire::HeaderBuffer buffer;
   std::size_t n = h.encode(buffer);
-  std::span<const std::byte> payload(static_cast<const std::byte*>(buf) + t.true_lb, size);
+  std::span<const std::byte> payload;
+  if (size > 0) payload = std::span<const std::byte>(static_cast<const std::byte*>(buf) + t.true_lb, size);
   switch (p.transport->send(world, std::span<const std::byte>(buffer.data(), n), payload,
                             make_token(static_cast<PointRequest*>(nullptr), token_none))) {
     case p2p::SendStatus::complete: return true;
