@@ -410,6 +410,12 @@ def execute(run, args, compiler):
     else:
         cmd = shlex.split(args.mpirun) + shlex.split(args.mpirun_args) + [args.np_flag, str(run.nprocs), exe]
     suffix = ".c%s" % args.clusters if args.clusters else ""
+    # Entries differing only in mpirun flags (-vendor, -progress), --env or
+    # --cluster-args run at the same time under ctest -j: each needs a log
+    # of its own (a shared one was truncated under a running job).
+    variant = " ".join([args.mpirun_args.strip()] + args.env + args.cluster_args).strip()
+    if variant:
+        suffix += "." + re.sub(r"[^A-Za-z0-9]+", "_", variant).strip("_")[:80]
     log_path = os.path.join(args.work_dir, "%s.np%d%s.log" % (e.name, run.nprocs, suffix))
     timeout = e.timeout * args.timeout_scale
     status, timed_out, run.seconds = run_with_timeout(cmd, env, args.work_dir, timeout, log_path)
