@@ -62,6 +62,12 @@ struct Capabilities {
   // that a waiting process may sleep there.  False forces the engine to keep
   // polling (with yields) while this transport has traffic.
   bool can_block = true;
+  // True when its messages are found by progress() looking at memory (the
+  // shm rings) rather than by the io_context: while a waiter spins, the
+  // engine then asks the io_context (an epoll_wait system call) only every
+  // few rounds instead of in every idle one.  A transport without an fd
+  // (can_block false) is always treated so.
+  bool polled = false;
   // The data travels in the "external32" representation (the IMPI
   // transport): request/ packs and unpacks with the external32 converters of
   // core/datatype.hpp, and message sizes on the wire are external32 bytes.

@@ -140,9 +140,10 @@ EngineImpl::EngineImpl(int world_rank, int world_size, std::uint64_t job_cookie,
                                 threaded ? static_cast<p2p::EventGate*>(this) : nullptr};
   transports_ = make(context);
   for (const auto& t : transports_) {
-    bool fd = t->capabilities().can_block;
-    can_sleep_ = can_sleep_ && fd;
-    if (fd) fd_transports_.push_back(t.get());
+    const p2p::Capabilities caps = t->capabilities();
+    can_sleep_ = can_sleep_ && caps.can_block;
+    polled_ = polled_ || caps.polled || !caps.can_block;
+    if (caps.can_block) fd_transports_.push_back(t.get());
   }
   // Handle 1 is MPI_MESSAGE_NO_PROC: keep it out of the user range.
   messages_.put_at(MPI_MESSAGE_NO_PROC, std::make_unique<MessageSlot>());
@@ -1207,13 +1208,14 @@ bool EngineImpl::poll_round() {
   // (self) delivered, so that a wait completed by that returns at once
   // (still every io_poll_stride rounds: a transport that works in every
   // round must not starve the sockets).  With a transport that has no fd
-  // (the vendor), whose rounds the waiting thread repeats without pause:
+  // (the vendor) or is found by polling memory (shm), whose rounds the
+  // waiting thread repeats without pause:
   // asked every fdless_io_poll_min rounds while it has work, the stride
   // doubling up to fdless_io_poll_max (some 10 us of rounds) while it has
   // none, so that a vendor ping-pong is not slowed by epoll_wait (it was a
   // twentieth of its time at every 32nd round) and a socket that becomes
   // busy is soon asked often again.
-  if (can_sleep_) {
+  if (!polled_) {
     if (!worked || ++rounds_without_io_ >= io_poll_stride) {
       rounds_without_io_ = 0;
       worked = io_.poll() > 0 || worked;

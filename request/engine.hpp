@@ -198,6 +198,7 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
   boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_;
   std::vector<std::unique_ptr<p2p::Transport>> transports_;
   bool can_sleep_ = true;  // every transport wakes io_ (else sleeps are short)
+  bool polled_ = false;    // some transport is found by polling (Capabilities::polled, or no fd)
   std::vector<p2p::Transport*> fd_transports_;  // can_block: driven by io_ (thread mode: the engine's thread)
   std::vector<Peer> peers_;
   std::vector<int> peers_with_pending_;

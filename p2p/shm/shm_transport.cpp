@@ -31,8 +31,8 @@ namespace {
 
 const conf::Param<bool> enable_param{
     "shm.enable", false, "",
-    "use shared memory between the processes of one host (false: they talk over tcp); off by default until its "
-    "small-message latency is fixed (p2p/shm/README.md)",
+    "use shared memory between the processes of one host (false: they talk over tcp); off by default until the "
+    "whole MPI suite runs over it and its large-message path is fast enough (p2p/shm/README.md)",
     conf::Level::user};
 const conf::Param<bool> nounix_param{
     "shm.nounix", false, "",
@@ -599,6 +599,8 @@ Capabilities ShmTransport::capabilities() const {
   caps.latency_us = 0.3;
   caps.bandwidth_bytes_per_s = 8e9;
   caps.can_block = true;  // the doorbell is an eventfd in the shared io_context
+  caps.polled = true;     // messages are found in the rings, not by epoll
+  caps.copies_up_to = options_.eager_limit;  // eager payloads are written into the ring
   return caps;
 }
 
