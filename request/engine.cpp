@@ -1258,6 +1258,9 @@ void EngineImpl::wait_until(const std::function<bool()>& done) {
     if (done()) return;
     if (threaded && lock.contended()) {
       lock.yield_to_waiters();
+      // Rounds with a thread switch are slow: a stride counted in rounds
+      // would leave the sockets unasked for milliseconds.
+      fdless_io_poll_stride_ = fdless_io_poll_min;
       if (done()) return;
     }
     if (worked) {

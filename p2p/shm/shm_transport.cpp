@@ -56,6 +56,9 @@ constexpr std::uint64_t segment_magic = 0x4752'4944'5348'4d31ull;  // "GRIDSHM1"
 constexpr std::uint32_t hello_magic = 0x47534d48;                   // "GSMH"
 constexpr std::uint32_t protocol_version = 1;
 constexpr std::size_t max_fragment = std::size_t{4} << 20;
+// How long a single-copy send being read keeps a poll-mode waiter spinning
+// (progress()): a few times what 4 MiB take to copy here.
+constexpr auto reading_spin = std::chrono::milliseconds(2);
 constexpr std::size_t max_kept_buffer = max_fragment;
 constexpr int records_per_round = 64;
 constexpr char goodbye_byte = 'G';
@@ -928,7 +931,29 @@ bool ShmTransport::progress() {
   }
   if (worked) {
     idle_polls_ = 0;
+    reading_ = false;
     return true;
+  }
+  // A single-copy send is being read: the receiver answered the rts and is
+  // copying now, its ack comes within the copy time.  For up to
+  // reading_spin that counts as activity, so that the engine keeps spinning
+  // instead of sleeping in epoll after progress.spin, and the ack does not
+  // have to wake us through the doorbell (a wake-up here costs tens of
+  // microseconds, on the path of every large message).  Bounded, because
+  // with more ranks than cores the reader may need this core.
+  if (!senders_.empty()) {
+    bool outstanding = false;
+    for (const Peer* p : senders_) outstanding = outstanding || !p->single_copy_tokens.empty();
+    if (outstanding) {
+      const auto now = std::chrono::steady_clock::now();
+      if (!reading_) {
+        reading_ = true;
+        reading_since_ = now;
+      }
+      if (now - reading_since_ < reading_spin) return true;
+    } else {
+      reading_ = false;
+    }
   }
   // Poll mode: the engine spins a while before it sleeps.  Senders ring only
   // once we have been idle for half that spin (a busy ping-pong never makes

@@ -128,6 +128,10 @@ class ShmTransport final : public Transport {
   std::vector<std::shared_ptr<Incoming>> unidentified_;
 
   unsigned idle_polls_ = 0;
+  // Poll mode: when the oldest single-copy send still being read started
+  // (progress() counts it as activity for a while: see there).
+  std::chrono::steady_clock::time_point reading_since_;
+  bool reading_ = false;
   std::chrono::steady_clock::time_point idle_since_;
   std::shared_ptr<ShmTransport*> life_;
   std::exception_ptr failure_;
