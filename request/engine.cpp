@@ -1210,8 +1210,8 @@ bool EngineImpl::poll_round() {
   // round must not starve the sockets).  With a transport that has no fd
   // (the vendor) or is found by polling memory (shm), whose rounds the
   // waiting thread repeats without pause:
-  // asked every fdless_io_poll_min rounds while it has work, the stride
-  // doubling up to fdless_io_poll_max (some 10 us of rounds) while it has
+  // asked every polled_io_stride_min rounds while it has work, the stride
+  // doubling up to polled_io_stride_max (some 10 us of rounds) while it has
   // none, so that a vendor ping-pong is not slowed by epoll_wait (it was a
   // twentieth of its time at every 32nd round) and a socket that becomes
   // busy is soon asked often again.
@@ -1220,13 +1220,13 @@ bool EngineImpl::poll_round() {
       rounds_without_io_ = 0;
       worked = io_.poll() > 0 || worked;
     }
-  } else if (++rounds_without_io_ >= fdless_io_poll_stride_) {
+  } else if (++rounds_without_io_ >= polled_io_stride_) {
     rounds_without_io_ = 0;
     if (io_.poll() > 0) {
       worked = true;
-      fdless_io_poll_stride_ = fdless_io_poll_min;
-    } else if (fdless_io_poll_stride_ < fdless_io_poll_max) {
-      fdless_io_poll_stride_ *= 2;
+      polled_io_stride_ = polled_io_stride_min;
+    } else if (polled_io_stride_ < polled_io_stride_max) {
+      polled_io_stride_ *= 2;
     }
   }
   if (!peers_with_pending_.empty()) worked = drain_pending() || worked;
@@ -1260,7 +1260,7 @@ void EngineImpl::wait_until(const std::function<bool()>& done) {
       lock.yield_to_waiters();
       // Rounds with a thread switch are slow: a stride counted in rounds
       // would leave the sockets unasked for milliseconds.
-      fdless_io_poll_stride_ = fdless_io_poll_min;
+      polled_io_stride_ = polled_io_stride_min;
       if (done()) return;
     }
     if (worked) {
@@ -1286,7 +1286,7 @@ void EngineImpl::wait_until(const std::function<bool()>& done) {
       // A transport without an fd: nothing would wake a sleep, so keep
       // polling, but give the core away between rounds (and ask the
       // io_context often again: rounds are slow now).
-      fdless_io_poll_stride_ = fdless_io_poll_min;
+      polled_io_stride_ = polled_io_stride_min;
       sched_yield();
       continue;
     }

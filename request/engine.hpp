@@ -218,9 +218,9 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
   // doubled up to the maximum each time it had none.
   std::uint32_t rounds_without_io_ = 0;
   static constexpr std::uint32_t io_poll_stride = 4;
-  static constexpr std::uint32_t fdless_io_poll_min = 8;
-  static constexpr std::uint32_t fdless_io_poll_max = 128;
-  std::uint32_t fdless_io_poll_stride_ = fdless_io_poll_min;
+  static constexpr std::uint32_t polled_io_stride_min = 8;
+  static constexpr std::uint32_t polled_io_stride_max = 128;
+  std::uint32_t polled_io_stride_ = polled_io_stride_min;
   int in_progress_ = 0;
   bool shut_down_ = false;
   std::int64_t rsize_ = -1;
