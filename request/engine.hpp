@@ -213,7 +213,7 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
   std::size_t frames_outstanding_ = 0;  // over all requests
   // Poll mode: rounds since the io_context (one epoll_wait) was last asked,
   // and how many at most (poll_round) with only fd-based transports and
-  // with a transport that has no fd.  The latter adapts: back to the
+  // with a polled one (no fd, or Capabilities::polled).  The latter adapts: back to the
   // minimum when the io_context had work (or the waiter starts yielding),
   // doubled up to the maximum each time it had none.
   std::uint32_t rounds_without_io_ = 0;
