@@ -268,7 +268,8 @@ SendStatus VendorTransport::send(int peer, std::span<const std::byte> header, st
   int slot = -1;
   int rc = ops_.isend_now(first.data(), first.size(), vpeer, first_tag, &slot);
   if (rc != 0) fail_call(rc, "MPI_Isend", peer);
-  if (slot < 0)
+  bool first_done = slot < 0;
+  if (first_done)
     give_buffer(std::move(first));
   else
     remember(slot, Pending{peer, 0, false, std::move(first)});  // moving keeps the storage the vendor reads
@@ -282,8 +283,10 @@ SendStatus VendorTransport::send(int peer, std::span<const std::byte> header, st
     }
   }
   // Thread mode: the thread sleeping in MPI_Probe must come back to test
-  // this send (nothing else would complete it).
-  if (blocked_) {
+  // a send still in flight (nothing else would complete it).  A send the
+  // vendor finished at once needs nothing more: waking the thread for it
+  // cost a second vendor message per message.
+  if (blocked_ && !(first_done && second_done)) {
     blocked_ = false;
     ++wakes_sent_;
     if ((rc = ops_.wake()) != 0) fail_call(rc, "MPI_Isend (wake)", -1);
