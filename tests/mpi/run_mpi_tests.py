@@ -258,9 +258,56 @@ def kill_leftovers(token, grace):
     return killed
 
 
-def run_with_timeout(cmd, env, cwd, timeout, log_path):
+def dump_stacks(token, log_path):
+    """Before a timed-out run is killed: every marked process's threads'
+    stacks (gdb), in full to LOG.stacks and one line per thread appended to
+    the log, so that a hang seen once (e.g. in CI) shows where it waited."""
+    gdb = shutil.which("gdb")
+    pids = marked_processes(token)
+    lines = []
+    with open(log_path + ".stacks", "w") as full:
+        if not gdb:
+            lines.append("stacks: gdb not found (scripts/install-deps installs it)")
+        for pid in pids[:24] if gdb else []:
+            try:
+                with open("/proc/%d/cmdline" % pid, "rb") as f:
+                    name = os.path.basename(f.read().split(b"\0")[0].decode("latin-1")) or "?"
+            except OSError:
+                continue
+            try:
+                out = subprocess.run([gdb, "-batch", "-nx", "-p", str(pid), "-ex", "set pagination off",
+                                      "-ex", "thread apply all bt 40"], stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=30).stdout
+            except (subprocess.TimeoutExpired, OSError) as ex:
+                lines.append("stacks: pid %d (%s): gdb failed: %s" % (pid, name, ex))
+                continue
+            text = out.decode("utf-8", "replace")
+            full.write("==== pid %d (%s)\n%s\n" % (pid, name, text))
+            thread, frames = None, []
+
+            def flush():
+                if thread is not None:
+                    lines.append("stacks: %d %s %s: %s" % (pid, name, thread, " < ".join(frames[:10])))
+
+            for l in text.replace("(anonymous namespace)", "{anon}").splitlines():
+                m = re.match(r"Thread (\d+) ", l)
+                if m:
+                    flush()
+                    thread, frames = "t" + m.group(1), []
+                    continue
+                m = re.match(r"#\d+\s+(?:0x[0-9a-f]+ in )?([^\s(]+)", l)
+                if m and thread is not None:
+                    frames.append(m.group(1))
+            flush()
+    if lines:
+        lines.append("(full stacks in %s.stacks)" % os.path.basename(log_path))
+    return lines
+
+
+def run_with_timeout(cmd, env, cwd, timeout, log_path, token=None):
     """Runs cmd in its own session/process group; returns (status, timed_out, seconds).
-    status is the exit code, or -signal when killed by a signal."""
+    status is the exit code, or -signal when killed by a signal.  On a
+    timeout the stacks of the processes marked with token are dumped first."""
     start = time.monotonic()
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=log,
@@ -268,10 +315,16 @@ def run_with_timeout(cmd, env, cwd, timeout, log_path):
         with _live_lock:
             _live_children.add(proc.pid)
         timed_out = False
+        stacks = []
         try:
             proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             timed_out = True
+            if token:
+                try:
+                    stacks = dump_stacks(token, log_path)
+                except Exception as ex:  # diagnostics must not change the verdict
+                    stacks = ["stacks: %r" % ex]
             for sig, pause in ((signal.SIGTERM, 3.0), (signal.SIGKILL, 5.0)):
                 try:
                     os.killpg(proc.pid, sig)
@@ -293,6 +346,9 @@ def run_with_timeout(cmd, env, cwd, timeout, log_path):
                 os.killpg(proc.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
+    if stacks:  # after the kill: the job's own writes to the log are over
+        with open(log_path, "a") as log:
+            log.write("\n".join(stacks) + "\n")
     return proc.returncode, timed_out, time.monotonic() - start
 
 
@@ -418,7 +474,7 @@ def execute(run, args, compiler):
         suffix += "." + re.sub(r"[^A-Za-z0-9]+", "_", variant).strip("_")[:80]
     log_path = os.path.join(args.work_dir, "%s.np%d%s.log" % (e.name, run.nprocs, suffix))
     timeout = e.timeout * args.timeout_scale
-    status, timed_out, run.seconds = run_with_timeout(cmd, env, args.work_dir, timeout, log_path)
+    status, timed_out, run.seconds = run_with_timeout(cmd, env, args.work_dir, timeout, log_path, token)
     killed = kill_leftovers(token, grace=2.0)
     with open(log_path, "rb") as f:
         run.log = f.read().decode("utf-8", "replace")
