@@ -455,6 +455,12 @@ def execute(run, args, compiler):
     env.update(args.global_env.get(None, {}))
     env.update(args.global_env.get(run.nprocs, {}))
     env.update(e.env)
+    # The run's own variables also reach ranks that mpirun starts on other
+    # hosts (tests/mpi/two_hosts_suite.sh): ssh passes only gridmpi's.
+    names = sorted(set(e.env) | set(args.global_env.get(None, {})) | set(args.global_env.get(run.nprocs, {})))
+    if names:
+        listed = [x for x in re.split(r"[,:]", env.get("_YAMPI_MPIRUN_ENVSLIST", "")) if x]
+        env["_YAMPI_MPIRUN_ENVSLIST"] = ",".join(listed + [x for x in names if x not in listed])
     env[MARKER] = token
     if os.geteuid() == 0:
         # Open MPI refuses root without these (needed for singleton runs,
@@ -532,6 +538,9 @@ def main():
                    help="only runs whose 'name np=N' matches this regular expression (repeatable: any)")
     p.add_argument("--name", action="append", help="only this test name, exactly (repeatable)")
     p.add_argument("--np", help="only these rank counts, e.g. 1,2")
+    p.add_argument("--largest-up-to", type=int, metavar="N",
+                   help="each entry once, at its largest rank count up to N (its smallest when none is); "
+                        "direct entries are left out")
     p.add_argument("-j", type=int, default=1, help="parallel runs (default 1)")
     p.add_argument("--timeout-scale", type=float, default=float(os.environ.get("GRIDMPI_TEST_TIMEOUT_SCALE", "1")),
                    help="multiply every timeout (default 1, or $GRIDMPI_TEST_TIMEOUT_SCALE)")
@@ -631,7 +640,13 @@ def main():
         # single-cluster runs by construction.
         if args.clusters and (e.direct or e.homogeneous or "GRIDMPI_IMPI_FAKE_CLIENTS" in e.env):
             continue
-        for n in e.counts:
+        counts = e.counts
+        if args.largest_up_to is not None:
+            if e.direct:
+                continue
+            fit = [n for n in counts if n <= args.largest_up_to]
+            counts = [max(fit) if fit else min(counts)]
+        for n in counts:
             if args.clusters and n < min_clusters:
                 continue
             if only_np is not None and n not in only_np:
