@@ -1,74 +1,23 @@
 #!/bin/bash
-# Two "hosts" on one machine: network namespaces A (10.77.0.1) and B
-# (10.77.0.2) joined by a veth pair; Debian's sshd runs in B on a private
-# port with a host key and an authorized key made here (the system's ssh
-# configuration is not touched; sshd's /run/sshd lives in a private mount
-# namespace).  mpirun runs in A and starts 2 ranks on each host, the remote
-# ones through ssh and gridmpi-proxy.  Everything is torn down on exit.
+# Two "hosts" on one machine (netns_hosts.sh: network namespaces A
+# (10.77.0.1) and B (10.77.0.2), sshd in B).  mpirun runs in A and starts
+# 2 ranks on each host, the remote ones through ssh and gridmpi-proxy.
+# Everything is torn down on exit.
 #   two_hosts.sh BUILD_DIR        exit 0 pass, 1 fail, 77 skip (not root...)
 set -u
 build=$(cd "$1" && pwd)
 skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*"; for f in out err; do [ -f "$work/$f" ] && sed "s/^/  $f: /" "$work/$f"; done; exit 1; }
 
-[ "$(id -u)" = 0 ] || skip "needs root (network namespaces)"
-[ -x /usr/sbin/sshd ] || skip "openssh-server is not installed"
-command -v ip >/dev/null && command -v ssh >/dev/null && command -v ssh-keygen >/dev/null && command -v unshare >/dev/null ||
-  skip "needs ip, ssh, ssh-keygen, unshare"
-
-id=$$
-nsA=gmA$id
-nsB=gmB$id
-work=$(mktemp -d /tmp/gridmpi-two-hosts.XXXXXX)
-chmod 755 "$work"
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/netns_hosts.sh"
 cleanup() {
-  if [ -f "$work/sshd.pid" ]; then kill "$(cat "$work/sshd.pid")" 2>/dev/null; fi
   # Any rank or agent that escaped would be named in the pid files.
-  for f in "$work"/pids/*; do [ -f "$f" ] && kill -9 "$(cat "$f")" 2>/dev/null; done
-  ip netns del "$nsA" 2>/dev/null
-  ip netns del "$nsB" 2>/dev/null
-  rm -rf "$work"
+  for f in "${work:-/nonexistent}"/pids/*; do [ -f "$f" ] && kill -9 "$(cat "$f")" 2>/dev/null; done
+  netns_hosts_down
 }
 trap cleanup EXIT
-
-ip netns add "$nsA" 2>/dev/null || skip "cannot create network namespaces here"
-ip netns add "$nsB" || fail "ip netns add $nsB"
-ip link add "vA$id" type veth peer name "vB$id" || fail "cannot create a veth pair"
-ip link set "vA$id" netns "$nsA" && ip link set "vB$id" netns "$nsB" || fail "cannot move the veth ends"
-ip -n "$nsA" addr add 10.77.0.1/24 dev "vA$id"
-ip -n "$nsB" addr add 10.77.0.2/24 dev "vB$id"
-for ns in "$nsA" "$nsB"; do ip -n "$ns" link set lo up; done
-ip -n "$nsA" link set "vA$id" up
-ip -n "$nsB" link set "vB$id" up
-
-ssh-keygen -q -t ed25519 -N '' -f "$work/host_key" || fail "ssh-keygen"
-ssh-keygen -q -t ed25519 -N '' -f "$work/user_key" || fail "ssh-keygen"
-cp "$work/user_key.pub" "$work/authorized_keys"
-cat > "$work/sshd_config" <<EOC
-Port 2222
-ListenAddress 10.77.0.2
-HostKey $work/host_key
-AuthorizedKeysFile $work/authorized_keys
-PidFile $work/sshd.pid
-PermitRootLogin prohibit-password
-PasswordAuthentication no
-KbdInteractiveAuthentication no
-UsePAM no
-StrictModes no
-X11Forwarding no
-PrintMotd no
-EOC
-ip netns exec "$nsB" unshare -m sh -c \
-  "mount -t tmpfs tmpfs /run && mkdir -m 755 /run/sshd && exec /usr/sbin/sshd -f '$work/sshd_config' -E '$work/sshd.log'" ||
-  fail "sshd did not start: $(cat "$work/sshd.log" 2>/dev/null)"
-for i in $(seq 50); do
-  ip netns exec "$nsA" bash -c 'exec 3<>/dev/tcp/10.77.0.2/2222' 2>/dev/null && break
-  sleep 0.2
-done
-[ -f "$work/sshd.pid" ] || fail "sshd wrote no pid file: $(cat "$work/sshd.log" 2>/dev/null)"
-
-rsh="ssh -p 2222 -i $work/user_key -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o BatchMode=yes -o LogLevel=ERROR -o ConnectTimeout=5"
-ip netns exec "$nsA" $rsh 10.77.0.2 true || fail "plain ssh between the namespaces does not work"
+netns_hosts_up
 
 mkdir "$work/pids"
 printf '# two hosts, two slots each\n10.77.0.1 2\n10.77.0.2 2\n' > "$work/hosts"
