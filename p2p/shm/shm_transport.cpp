@@ -30,9 +30,9 @@ using boost::system::error_code;
 namespace {
 
 const conf::Param<bool> enable_param{
-    "shm.enable", false, "",
-    "use shared memory between the processes of one host (false: they talk over tcp); off by default until the "
-    "whole MPI suite runs over it and its large-message path is fast enough (p2p/shm/README.md)",
+    "shm.enable", true, "",
+    "use shared memory between the processes of one host (false: they talk over tcp, as with mpirun -nounix); "
+    "never in a job started with mpirun -vendor, whose MPI serves the whole cluster",
     conf::Level::user};
 const conf::Param<bool> nounix_param{
     "shm.nounix", false, "",
