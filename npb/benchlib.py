@@ -1,13 +1,32 @@
-"""Helpers shared by the benchmark drivers of npb/ (impi-bench, vendor-bench):
-sizes with k/m suffixes, runs in their own session with a time limit, and
-markdown tables.  Numbers are printed, never checked."""
+"""Helpers shared by the benchmark drivers of npb/ (run, impi-bench,
+vendor-bench, peer-bench): sizes with k/m suffixes, the result lines of the C
+benchmarks, runs in their own session with a time limit, Open MPI's
+leftover shared-memory files, medians with their spread, back-to-back
+pairs, markdown tables and gnuplot.  Numbers are printed, never checked."""
 
+import glob
 import os
 import re
+import selectors
+import shutil
 import signal
 import statistics
 import subprocess
+import sys
 import time
+
+# impi_pingpong / tcp_pingpong, one line per size (impi_pingpong.c)
+PP = re.compile(r"^PP bytes=(\d+) iters=(\d+) lat_avg_us=([0-9.]+) lat_min_us=([0-9.]+) "
+                r"mbps_avg=([0-9.]+) mbps_best=([0-9.]+)", re.M)
+# impi_pingpong --stream
+ST = re.compile(r"^ST bytes=(\d+) window=(\d+) iters=(\d+) mbps_avg=([0-9.]+) mbps_best=([0-9.]+) "
+                r"us_per_msg=([0-9.]+)", re.M)
+# coll_bench; group 8 is " WRONG" when the result check failed
+CB = re.compile(r"^CB op=(\w+) np=(\d+) bytes=(\d+) iters=(\d+) time_avg_us=([0-9.]+) time_min_us=([0-9.]+) "
+                r"mbps=([0-9.]+)(.*)$", re.M)
+# the NPB kernels' result line (npb_common.c)
+NPB = re.compile(r"^NPB (\w+) class=(\w) np=(\d+) time=([0-9.eE+-]+) mops=([0-9.eE+-]+) verification=(\w+)",
+                 re.M)
 
 
 class RunError(Exception):
@@ -56,25 +75,57 @@ def spawn(cmd, env, out):
 def run(cmd, env, timeout, log=None, title=""):
     """Runs cmd in a session of its own; returns its output.  RunError when
     it fails or exceeds timeout seconds (the whole session is stopped)."""
+    return run_results(cmd, env, timeout, log=log, title=title)[0]
+
+
+def run_results(cmd, env, timeout, finished=None, grace=5, log=None, title=""):
+    """run(), for a program whose results can be told complete from its
+    output: once finished(output so far) holds, the run gets grace more
+    seconds to exit, then its session is stopped and its output counts all
+    the same (an MPI job can hang in MPI_Finalize after its results: MPICH
+    over UCX's TCP transport, openucx/ucx#8738).  Returns (output, True
+    when it was stopped so)."""
+    start = time.monotonic()
     p = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                          start_new_session=True)
-    try:
-        out, _ = p.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
+    chunks, deadline, lingered, timed_out = [], start + timeout, False, False
+    fd = p.stdout.fileno()
+    with selectors.DefaultSelector() as sel:
+        sel.register(fd, selectors.EVENT_READ)
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                timed_out = not (finished and finished(b"".join(chunks).decode(errors="replace")))
+                lingered = not timed_out
+                break
+            if sel.select(timeout=min(left, 1.0)):
+                data = os.read(fd, 65536)
+                if not data:
+                    break
+                chunks.append(data)
+                if finished and deadline > time.monotonic() + grace and \
+                        finished(b"".join(chunks).decode(errors="replace")):
+                    deadline = time.monotonic() + grace
+    if not (timed_out or lingered):
+        try:  # the output is closed; the launcher may still be exiting
+            p.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            timed_out = True
+    if timed_out or lingered:
         stop([p])
-        out = (p.stdout.read() if p.stdout else b"") or b""
-        text = out.decode(errors="replace")
-        if log:
-            log.write("$ %s  # %s (TIMED OUT)\n%s\n" % (" ".join(cmd), title, text))
-        raise RunError("%s: no result within %d s" % (title or cmd[0], timeout))
-    text = out.decode(errors="replace")
+    p.stdout.close()
+    text = b"".join(chunks).decode(errors="replace")
+    state = "TIMED OUT" if timed_out else "stopped %d s after its results: no exit" % grace if lingered else \
+        "%.2f s" % (time.monotonic() - start)
     if log:
-        log.write("$ %s  # %s\n%s\n" % (" ".join(cmd), title, text))
+        log.write("$ %s  # %s (%s)\n%s\n" % (" ".join(cmd), title, state, text))
         log.flush()
-    if p.returncode != 0:
+    if timed_out:
+        raise RunError("%s: no result within %d s" % (title or cmd[0], timeout))
+    if p.returncode != 0 and not lingered:
         last = [l for l in text.splitlines() if l.strip()][-1:] or ["(no output)"]
         raise RunError("%s exited with %d: %s" % (title or cmd[0], p.returncode, last[0]))
-    return text
+    return text, lingered
 
 
 def table(header, rows):
@@ -91,3 +142,75 @@ def median(values):
 
 def fmt(v, spec):
     return spec % v if v is not None else "-"
+
+
+def spread(values, spec):
+    """The values' median with their range, as "median [min-max]" (None
+    values left out); the value alone when there is one, "-" for none."""
+    v = [x for x in values if x is not None]
+    if not v:
+        return "-"
+    if len(v) == 1:
+        return spec % v[0]
+    return "%s [%s-%s]" % (spec % statistics.median(v), spec % min(v), spec % max(v))
+
+
+def pair_medians(pairs, value, relation="ratio"):
+    """Pairs (reference, measured) of results of two runs made back to back,
+    e.g. the peer MPI's and gridmpi's: this VM's memory speed changes
+    between invocations (in two states), and a pair mostly sees one of them.
+    value(result) picks the number; returns (median of the references,
+    median of the measured, median of the per-pair measured/reference
+    ("ratio") or measured - reference ("diff")), None where there is no
+    pair."""
+    got = [(value(a), value(b)) for a, b in pairs]
+    got = [(a, b) for a, b in got if a is not None and b is not None]
+    if relation == "ratio":
+        rel = [b / a for a, b in got if a > 0]
+    else:
+        rel = [b - a for a, b in got]
+    return median([a for a, _ in got]), median([b for _, b in got]), median(rel)
+
+
+def vader_segments():
+    """Open MPI's shared-memory files (btl/vader) now in /dev/shm."""
+    return set(glob.glob("/dev/shm/vader_segment.*"))
+
+
+def remove_unmapped(paths):
+    """Removes those of paths (files some run of ours left, e.g. new
+    vader_segments() after a run that was killed) that no process maps or
+    holds open any more: never those of someone else's live job."""
+    if not paths:
+        return
+    time.sleep(0.2)
+    busy = set()
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/maps" % d) as f:
+                text = f.read()
+        except OSError:
+            continue
+        busy.update(p for p in paths if p in text)
+    for p in set(paths) - busy:
+        try:
+            os.unlink(p)
+        except OSError:
+            pass
+
+
+def gnuplot(script, png, who):
+    """Runs a gnuplot script that writes png; prints where it went, or why
+    there is no plot (who: the driver's name, for the message)."""
+    if not shutil.which("gnuplot"):
+        print("%s: gnuplot is not installed (scripts/install-deps installs gnuplot-nox): no plot" % who,
+              file=sys.stderr)
+        return False
+    r = subprocess.run(["gnuplot"], input=script.encode(), capture_output=True)
+    if r.returncode != 0:
+        print("%s: gnuplot failed: %s" % (who, r.stderr.decode(errors="replace").strip()), file=sys.stderr)
+        return False
+    print("plot: %s" % png)
+    return True

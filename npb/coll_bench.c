@@ -2,6 +2,7 @@
  * that the same source builds with gridmpi, Open MPI and MPICH).
  *
  *     coll_bench alltoall|allreduce|bcast|barrier [--sizes LIST] [--iters N] [--budget BYTES]
+ *                [--seconds S]
  *
  * For each size: a barrier, one warm-up call, then `iters` timed calls, each
  * timed on its own and separated by nothing (the usual back-to-back loop);
@@ -14,8 +15,13 @@
  *   bcast      bytes broadcast from rank 0
  *   barrier    the size is ignored (one line, bytes=0)
  * Iterations: --iters N, else budget / (bytes * np) clamped to [5, 2000]
- * (budget default 64m).  The result is checked after the timed loop
- * (outside the timing); the exit status is 1 when any check failed.
+ * (budget default 64m).  --seconds S ends a size's timed loop early once S
+ * seconds have passed on rank 0 (it tells the others with an MPI_Bcast
+ * between two timed calls after call 1, 2, 4, .. 64 and then every 64th;
+ * iters= reports the calls made): with more processes than cores a
+ * busy-polling MPI can need milliseconds per call.  The result is checked
+ * after the timed loop (outside the timing); the exit status is 1 when any
+ * check failed.
  *
  * Output (rank 0), one line per size:
  *     CB op=alltoall np=4 bytes=65536 iters=.. time_avg_us=.. time_min_us=.. mbps=..
@@ -86,6 +92,7 @@ int main(int argc, char **argv) {
   long sizes[MAX_SIZES];
   int nsizes = parse_sizes("8,1k,64k,1m", sizes);
   long iters_fixed = 0, budget = 64L << 20;
+  double seconds = 0;
   enum op op = ALLTOALL;
   const char *op_name = argc > 1 ? argv[1] : "";
   if (strcmp(op_name, "alltoall") == 0) op = ALLTOALL;
@@ -105,6 +112,10 @@ int main(int argc, char **argv) {
       iters_fixed = parse_bytes(argv[++i], &ok);
     } else if (strcmp(argv[i], "--budget") == 0 && i + 1 < argc) {
       budget = parse_bytes(argv[++i], &ok);
+    } else if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) {
+      char *end;
+      seconds = strtod(argv[++i], &end);
+      ok = end != argv[i] && *end == '\0' && seconds >= 0;
     } else {
       ok = 0;
     }
@@ -134,13 +145,18 @@ int main(int argc, char **argv) {
     MPI_Barrier(MPI_COMM_WORLD);
     run_once(op, bytes, np, send, recv);  // warm-up
     MPI_Barrier(MPI_COMM_WORLD);
-    double total = 0, best = 1e30;
+    double total = 0, best = 1e30, start = MPI_Wtime();
     for (long k = 0; k < iters; ++k) {
       double t0 = MPI_Wtime();
       run_once(op, bytes, np, send, recv);
       double t = MPI_Wtime() - t0;
       total += t;
       if (t < best) best = t;
+      if (seconds > 0 && k + 1 < iters && (((k + 1) & k) == 0 || (k + 1) % 64 == 0)) {
+        int more = rank != 0 || MPI_Wtime() - start < seconds;
+        MPI_Bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (!more) iters = k + 1;
+      }
     }
     prepare(op, bytes, rank, np, send, recv);
     run_once(op, bytes, np, send, recv);

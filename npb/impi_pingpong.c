@@ -1,6 +1,7 @@
 /* impi_pingpong: MPI ping-pong between ranks 0 and 1 (MPI C API only).
  *
  *     impi_pingpong [--sizes LIST] [--max BYTES] [--iters N] [--budget BYTES]
+ *                   [--stream [--window W]]
  *
  * For each size, rank 0 sends `size` bytes (MPI_BYTE) to rank 1, which sends
  * the same buffer back; one warm-up round, then `iters` timed rounds, each
@@ -16,7 +17,17 @@
  *
  * Output (rank 0), one line per size, the same as tcp_pingpong's:
  *     PP bytes=65536 iters=1000 lat_avg_us=.. lat_min_us=.. mbps_avg=.. mbps_best=..
- * Exit status 0 when every echo matched.
+ *
+ * --stream measures streaming bandwidth instead of the ping-pong: per round,
+ * rank 0 posts W (--window, default 16) MPI_Isend of `size` bytes from one
+ * buffer, rank 1 receives them with W MPI_Irecv into W separate buffers, and
+ * after its MPI_Waitall answers with one 0-byte message; a round is timed
+ * from the first send to the arrival of that answer.  Iterations are rounds
+ * (budget / (W size), clamped to [3, 1000], unless --iters).  Rank 1
+ * compares every buffer of the last round with what was sent.  One line per
+ * size (mbps = W size over a round; us_per_msg = a round's time over W):
+ *     ST bytes=65536 window=16 iters=.. mbps_avg=.. mbps_best=.. us_per_msg=..
+ * Exit status 0 when every echo (or streamed buffer) matched.
  */
 #include <mpi.h>
 #include <stdint.h>
@@ -25,6 +36,52 @@
 #include <string.h>
 
 #include "bench_args.h"
+
+#define MAX_WINDOW 1024
+
+/* One --stream size: rounds of `window` messages from rank 0 to rank 1 and
+ * a 0-byte answer; prints the ST line on rank 0.  Returns 0 when rank 1
+ * found a buffer of the last round differing from what was sent (its
+ * verdict reaches every rank), 1 otherwise. */
+static int stream_size(int rank, long n, int window, int iters, const unsigned char *sbuf, unsigned char *rbuf) {
+  MPI_Request reqs[MAX_WINDOW];
+  MPI_Status statuses[MAX_WINDOW]; /* not MPI_STATUSES_IGNORE: gcc 12 warns about MPICH's definition of it */
+  double total = 0, best = 1e30;
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (int it = -1; it < iters; ++it) { /* it == -1: warm-up */
+    double t0 = MPI_Wtime();
+    if (rank == 0) {
+      for (int w = 0; w < window; ++w) MPI_Isend(sbuf, (int)n, MPI_BYTE, 1, 3, MPI_COMM_WORLD, &reqs[w]);
+      MPI_Waitall(window, reqs, statuses);
+      MPI_Recv(NULL, 0, MPI_BYTE, 1, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else if (rank == 1) {
+      for (int w = 0; w < window; ++w)
+        MPI_Irecv(rbuf + (size_t)w * (size_t)n, (int)n, MPI_BYTE, 0, 3, MPI_COMM_WORLD, &reqs[w]);
+      MPI_Waitall(window, reqs, statuses);
+      MPI_Send(NULL, 0, MPI_BYTE, 0, 4, MPI_COMM_WORLD);
+    }
+    double dt = MPI_Wtime() - t0;
+    if (it >= 0) {
+      total += dt;
+      if (dt < best) best = dt;
+    }
+  }
+  int good = 1;
+  if (rank == 1) {
+    for (int w = 0; w < window; ++w)
+      if (memcmp(rbuf + (size_t)w * (size_t)n, sbuf, (size_t)n) != 0) good = 0;
+    if (!good) fprintf(stderr, "impi_pingpong: %ld bytes: a streamed buffer differs from what was sent\n", n);
+    memset(rbuf, 0, (size_t)window * (size_t)n);
+  }
+  MPI_Bcast(&good, 1, MPI_INT, 1, MPI_COMM_WORLD);
+  if (rank == 0) {
+    double round_avg = total / iters, bytes = (double)n * window;
+    printf("ST bytes=%ld window=%d iters=%d mbps_avg=%.2f mbps_best=%.2f us_per_msg=%.3f\n", n, window, iters,
+           bytes / round_avg / 1e6, bytes / best / 1e6, round_avg / window * 1e6);
+    fflush(stdout);
+  }
+  return good;
+}
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
@@ -35,7 +92,7 @@ int main(int argc, char **argv) {
   long sizes[MAX_SIZES];
   int nsizes = parse_sizes("0,1,8,64,512,4k,16k,64k,256k,1m,4m,16m", sizes);
   long max = -1, budget = 256L * 1024 * 1024;
-  int iters_fixed = 0, ok = 1;
+  int iters_fixed = 0, ok = 1, stream = 0, window = 16;
   for (int i = 1; i < argc; ++i) {
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
     int good = v != NULL;
@@ -43,11 +100,16 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--max") && v) max = parse_bytes(v, &good);
     else if (!strcmp(argv[i], "--budget") && v) budget = parse_bytes(v, &good);
     else if (!strcmp(argv[i], "--iters") && v) iters_fixed = atoi(v), good = iters_fixed > 0;
-    else good = 0;
+    else if (!strcmp(argv[i], "--window") && v) window = atoi(v), good = window > 0 && window <= MAX_WINDOW;
+    else if (!strcmp(argv[i], "--stream")) {
+      stream = 1;
+      continue;
+    } else good = 0;
     if (!good) {
       if (rank == 0)
         fprintf(stderr, "impi_pingpong: bad argument %s%s%s (usage: [--sizes LIST] [--max BYTES] [--iters N] "
-                        "[--budget BYTES])\n", argv[i], v ? " " : "", v ? v : "");
+                        "[--budget BYTES] [--stream [--window 1..%d]])\n", argv[i], v ? " " : "", v ? v : "",
+                MAX_WINDOW);
       MPI_Finalize();
       return 2;
     }
@@ -61,19 +123,24 @@ int main(int argc, char **argv) {
   long largest = 0;
   for (int s = 0; s < nsizes; ++s)
     if ((max < 0 || sizes[s] <= max) && sizes[s] > largest) largest = sizes[s];
-  unsigned char *sbuf = malloc((size_t)largest + 1), *rbuf = malloc((size_t)largest + 1);
+  size_t rroom = (size_t)largest * (size_t)(stream ? window : 1) + 1;
+  unsigned char *sbuf = malloc((size_t)largest + 1), *rbuf = calloc(rroom, 1);
   if (!sbuf || !rbuf) {
-    fprintf(stderr, "impi_pingpong: rank %d: cannot allocate 2 x %ld bytes\n", rank, largest);
+    fprintf(stderr, "impi_pingpong: rank %d: cannot allocate %ld + %zu bytes\n", rank, largest, rroom);
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
-  for (long j = 0; j <= largest; ++j) sbuf[j] = (unsigned char)(j * 131 + 7), rbuf[j] = 0;
+  for (long j = 0; j <= largest; ++j) sbuf[j] = (unsigned char)(j * 131 + 7);
 
   if (rank == 0) {
     char name[MPI_MAX_PROCESSOR_NAME];
     int len;
     MPI_Get_processor_name(name, &len);
-    printf("# impi_pingpong: ranks 0 <-> 1 of %d, %s; MB/s = 10^6 bytes/s, latency = half round trip\n", size,
-           name);
+    if (stream)
+      printf("# impi_pingpong --stream: rank 0 -> 1 of %d, %s, window %d; MB/s = 10^6 bytes/s\n", size, name,
+             window);
+    else
+      printf("# impi_pingpong: ranks 0 <-> 1 of %d, %s; MB/s = 10^6 bytes/s, latency = half round trip\n", size,
+             name);
     fflush(stdout);
   }
   for (int s = 0; s < nsizes; ++s) {
@@ -81,8 +148,13 @@ int main(int argc, char **argv) {
     if (max >= 0 && n > max) continue;
     int iters = iters_fixed;
     if (!iters) {
-      long q = n > 0 ? budget / n : 1000;
+      long per = n * (stream ? window : 1);
+      long q = per > 0 ? budget / per : 1000;
       iters = q < 3 ? 3 : q > 1000 ? 1000 : (int)q;
+    }
+    if (stream) {
+      if (!stream_size(rank, n, window, iters, sbuf, rbuf)) ok = 0;
+      continue;
     }
     double total = 0, best = 1e30;
     MPI_Barrier(MPI_COMM_WORLD);
