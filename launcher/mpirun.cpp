@@ -171,6 +171,10 @@ class Mpirun {
   void read_client_settings();
   void plan_ranks();
   std::vector<std::string> rank_environment(const RankPlan& p, bool with_cookie) const;
+  // How many of the job's ranks run on p's host (the ranks' progress.yield
+  // = auto compares it with their cores); in a vendor launch, where every
+  // rank gets one environment, the largest count of any host.
+  int local_nprocs(const RankPlan& p) const;
   std::vector<std::string> proxy_argv(const RankPlan& p) const;
   std::vector<std::string> launch_argv(const RankPlan& p) const;
   int dry_run() const;
@@ -549,6 +553,18 @@ void Mpirun::plan_ranks() {
   }
 }
 
+int Mpirun::local_nprocs(const RankPlan& p) const {
+  // Ranks forked locally share this host whatever their host file names
+  // ("localhost", this host's name or address).
+  auto key = [](const RankPlan& q) { return q.local ? std::string() : q.host; };
+  std::map<std::string, int> per_host;
+  for (const auto& q : plans_) ++per_host[key(q)];
+  if (!vendor_mode()) return per_host[key(p)];
+  int most = 0;
+  for (const auto& [host, n] : per_host) most = std::max(most, n);
+  return most;
+}
+
 std::vector<std::string> Mpirun::rank_environment(const RankPlan& p, bool with_cookie) const {
   std::vector<std::string> env = {
       "_YAMPI_NPROCS=" + std::to_string(plans_.size()),
@@ -564,6 +580,7 @@ std::vector<std::string> Mpirun::rank_environment(const RankPlan& p, bool with_c
     env.push_back("_YAMPI_MYRANK=" + std::to_string(p.rank));
     env.push_back("_YAMPI_NODENAME=" + p.host);
   }
+  env.push_back("_YAMPI_LOCAL_NPROCS=" + std::to_string(local_nprocs(p)));
   if (with_cookie) env.push_back("_YAMPI_PHASH=" + (options_.dryrun ? std::string("<cookie>") : std::to_string(cookie_)));
   if (options_.nounix) env.push_back("_YAMPI_DISABLE_UNIX=1");
   if (client_mode()) {

@@ -158,6 +158,10 @@ struct TransportContext {
   // learnt; the impi transport is created only then.
   std::shared_ptr<const impi::Startup> impi{};
   ProgressMode progress = ProgressMode::poll;
+  // Poll mode: the waiter gives its core away in idle rounds (the host has
+  // more ranks than cores, request/progress_mode.hpp): a transport must not
+  // report busy-waiting as progress then, or the engine never yields.
+  bool yield_when_idle = false;
   // Thread mode only (null in poll mode): see EventGate.
   EventGate* gate = nullptr;
 };

@@ -133,10 +133,11 @@ EngineImpl::EngineImpl(int world_rank, int world_size, std::uint64_t job_cookie,
   rsize_ = options.rsize ? *options.rsize : read_param(rsize_param);
   spin_ = options.spin ? *options.spin : read_param(spin_param);
   proto_info_ = read_param(proto_info_param);
+  yield_ = mode_ == p2p::ProgressMode::poll && (options.yield ? *options.yield : yield_when_idle_setting());
   if (spin_ < 0) throw MpiError(MPI_ERR_OTHER, fmt::format("progress.spin is {}; use 0 or more microseconds", spin_));
   if (rsize_ < -1) throw MpiError(MPI_ERR_OTHER, fmt::format("request.rsize (_YAMPI_RSIZE) is {}; use -1, 0 or a byte count", rsize_));
   const bool threaded = mode_ == p2p::ProgressMode::thread;
-  p2p::TransportContext context{world_rank, world_size, job_cookie, &io_, this, options.impi, mode_,
+  p2p::TransportContext context{world_rank, world_size, job_cookie, &io_, this, options.impi, mode_, yield_,
                                 threaded ? static_cast<p2p::EventGate*>(this) : nullptr};
   transports_ = make(context);
   for (const auto& t : transports_) {
@@ -1270,7 +1271,13 @@ void EngineImpl::wait_until(const std::function<bool()>& done) {
       poll_slice = min_poll_slice;
       continue;
     }
-    if (!sleeping && (++idle_rounds & 15) != 0) continue;
+    if (yield_ && !sleeping) {
+      // More ranks than cores: the rank we wait for may need this core.
+      // A yield may last a time slice, so the clock is read every round.
+      sched_yield();
+    } else if (!sleeping && (++idle_rounds & 15) != 0) {
+      continue;
+    }
     const auto now = clock::now();
     if (fresh) {
       idle_since = now;

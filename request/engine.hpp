@@ -42,6 +42,7 @@ struct EngineOptions {
   std::optional<std::int64_t> rsize;
   std::optional<std::int64_t> spin;  // microseconds
   std::optional<p2p::ProgressMode> progress;  // unset: progress.mode
+  std::optional<bool> yield;  // unset: progress.yield
   // A multi-cluster job's IMPI start-up (not an override: passed on to the transports).
   std::shared_ptr<const impi::Startup> impi{};
 };
@@ -225,6 +226,7 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
   bool shut_down_ = false;
   std::int64_t rsize_ = -1;
   std::int64_t spin_ = 0;  // microseconds
+  bool yield_ = false;     // poll mode: sched_yield in idle rounds (progress.yield)
   bool proto_info_ = false;
 
   // Thread mode.  Everything below except stopping_ is guarded by the big lock.

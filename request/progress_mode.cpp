@@ -1,5 +1,10 @@
 #include "request/progress_mode.hpp"
 
+#include <sched.h>
+
+#include <cstdlib>
+#include <string>
+
 #include "conf/registry.hpp"
 #include "core/error.hpp"
 
@@ -14,7 +19,42 @@ const conf::ChoiceParam mode_param{
     "sleeps on a condition variable",
     conf::Level::user, {"GRIDMPI_PROGRESS"}};
 
+const conf::ChoiceParam yield_param{
+    "progress.yield", "auto", {"auto", "on", "off"},
+    "poll mode: give the core away (sched_yield) in every idle round before sleeping, so that the "
+    "rank being waited for runs sooner; auto = when this host runs more of the job's ranks than a "
+    "process may use cores (oversubscribed), on = always, off = never",
+    conf::Level::tuner};
+
+// mpirun's count of this host's ranks (0 when it did not say).
+long local_nprocs() {
+  const char* text = std::getenv("_YAMPI_LOCAL_NPROCS");
+  if (!text || !*text) return 0;
+  char* end = nullptr;
+  long n = std::strtol(text, &end, 10);
+  return end && *end == '\0' && n > 0 ? n : 0;
+}
+
+long usable_cores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
+  return CPU_COUNT(&set);
+}
+
 }  // namespace
+
+bool yield_when_idle_setting() {
+  std::string value;
+  try {
+    value = yield_param.get();
+  } catch (const conf::ConfigError& e) {
+    throw gridmpi::MpiError(MPI_ERR_OTHER, e.what());
+  }
+  if (value == "on") return true;
+  if (value == "off") return false;
+  return local_nprocs() > usable_cores();
+}
 
 p2p::ProgressMode progress_mode_setting() {
   try {

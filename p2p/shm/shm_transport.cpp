@@ -940,8 +940,10 @@ bool ShmTransport::progress() {
   // instead of sleeping in epoll after progress.spin, and the ack does not
   // have to wake us through the doorbell (a wake-up here costs tens of
   // microseconds, on the path of every large message).  Bounded, because
-  // with more ranks than cores the reader may need this core.
-  if (!senders_.empty()) {
+  // with more ranks than cores the reader may need this core; not at all
+  // when the engine yields (the host is oversubscribed: spinning would only
+  // delay the reader).
+  if (!senders_.empty() && !context_.yield_when_idle) {
     bool outstanding = false;
     for (const Peer* p : senders_) outstanding = outstanding || !p->single_copy_tokens.empty();
     if (outstanding) {

@@ -268,10 +268,11 @@ def hostfile_placement(env):
     hostfile = os.path.join(env.tmp, "hosts")
     with open(hostfile, "w") as f:
         f.write("# two slots here\nlocalhost 2\n127.0.0.1\n")
-    p = env.run(["-np", "5", "-c", hostfile, "sh", "-c", 'echo "$_YAMPI_MYRANK $_YAMPI_NODENAME"'])
+    p = env.run(["-np", "5", "-c", hostfile, "sh", "-c", 'echo "$_YAMPI_MYRANK $_YAMPI_NODENAME $_YAMPI_LOCAL_NPROCS"'])
     check(p.returncode == 0, p.stderr)
     got = sorted(p.stdout.splitlines())
-    check(got == ["0 localhost", "1 localhost", "2 127.0.0.1", "3 localhost", "4 localhost"], got)
+    # Both names are this host: all 5 ranks count as local (progress.yield).
+    check(got == ["0 localhost 5", "1 localhost 5", "2 127.0.0.1 5", "3 localhost 5", "4 localhost 5"], got)
     # ./mpi_conf is the default host file, and -np defaults to its slots.
     with open(os.path.join(env.tmp, "mpi_conf"), "w") as f:
         f.write("127.0.0.1 3\n")

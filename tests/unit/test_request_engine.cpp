@@ -14,6 +14,8 @@
 
 #include "core/big_lock.hpp"
 #include "core/error.hpp"
+#include "request/progress_mode.hpp"
+#include "test_conf_support.hpp"
 #include "test_request_support.hpp"
 
 using namespace gridmpi;
@@ -506,6 +508,24 @@ TEST_CASE("with a transport that has no fd, a waiting engine backs off instead o
   CHECK(used < 0.1);
 }
 
+TEST_CASE("progress.yield: auto yields only when the host has more ranks than cores", "[engine]") {
+  conf::testing::ScopedEnvironment env;
+  env.unset("GRIDMPI_PROGRESS_YIELD");
+  env.unset("_YAMPI_LOCAL_NPROCS");
+  CHECK_FALSE(request::yield_when_idle_setting());  // not started by mpirun: no count
+  env.set("_YAMPI_LOCAL_NPROCS", "1");
+  CHECK_FALSE(request::yield_when_idle_setting());
+  env.set("_YAMPI_LOCAL_NPROCS", "100000");
+  CHECK(request::yield_when_idle_setting());
+  env.set("GRIDMPI_PROGRESS_YIELD", "off");
+  CHECK_FALSE(request::yield_when_idle_setting());
+  env.set("_YAMPI_LOCAL_NPROCS", "1");
+  env.set("GRIDMPI_PROGRESS_YIELD", "on");
+  CHECK(request::yield_when_idle_setting());
+  env.set("GRIDMPI_PROGRESS_YIELD", "sometimes");
+  CHECK_THROWS_WITH(request::yield_when_idle_setting(), Catch::Contains("progress.yield"));
+}
+
 // ---- the thread progress mode ------------------------------------------------
 // Each engine runs its own progress thread; the test thread plays the
 // application: it holds the big lock around engine calls (as every MPI call
@@ -534,6 +554,19 @@ double process_cpu_seconds() {
 }
 
 }  // namespace
+
+TEST_CASE("a yielding engine still sleeps after its spin", "[engine]") {
+  request::EngineOptions o = options();
+  o.spin = 50;
+  o.yield = true;
+  EngineSet s(2, Wire::tcp, o, next_cookie());
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
+  double before = process_cpu_seconds();
+  s[0].wait_until([&] { return std::chrono::steady_clock::now() >= until; });
+  double used = process_cpu_seconds() - before;
+  INFO("cpu seconds used while waiting 0.3 s: " << used);
+  CHECK(used < 0.1);
+}
 
 TEST_CASE("thread mode: a rendezvous message completes while only the receiver waits", "[engine][thread]") {
   EngineSet s(2, Wire::tcp, thread_options(), next_cookie());
