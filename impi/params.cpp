@@ -41,7 +41,8 @@ const Param<std::int64_t> hiwater_param{
     Level::tuner, {"IMPI_H_HIWATER"}};
 const Param<std::int64_t> socbuf_param{
     "impi.socbuf", -1, "bytes",
-    "socket send/receive buffer of IMPI connections; -1 = as _YAMPI_SOCBUF (64 KiB), 0 = kernel autotuning",
+    "socket send/receive buffer of IMPI connections; -1 = as _YAMPI_SOCBUF when that is set, else 64 KiB; "
+    "0 = kernel autotuning",
     Level::tuner, {"IMPI_SOCBUF"}};
 const Param<std::string> port_range_param{
     "impi.port_range", "", "", "listening port range of IMPI host connections, start:end inclusive (empty: any)",
@@ -87,8 +88,11 @@ std::int64_t socbuf() {
   std::int64_t v = socbuf_param.get();
   if (v < 0) {
     // _YAMPI_SOCBUF is declared by the tcp transport (p2p/tcp/tcp_transport.cpp).
+    // The tcp transport's default (kernel autotuning) is not IMPI's: its
+    // flow control was tuned with GridMPI's 64 KiB.
     const conf::ParamBase* tcp = conf::find_parameter("tcp.socbuf");
-    v = tcp ? std::strtoll(tcp->canonical_text().c_str(), nullptr, 10) : 65536;
+    bool set = tcp && tcp->resolve().source != conf::Source::default_value;
+    v = set ? std::strtoll(tcp->canonical_text().c_str(), nullptr, 10) : 65536;
   }
   return v < 0 ? 0 : v;
 }

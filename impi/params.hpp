@@ -16,7 +16,7 @@ std::int32_t coll_xsize();       // IMPI_COLL_XSIZE, -1 (default 1024) or >= 0
 std::int32_t coll_maxlinear();   // IMPI_COLL_MAXLINEAR, -1 (default 4) or >= 1
 std::int32_t h_ackmark();        // IMPI_H_ACKMARK, >= 1, default 10
 std::int32_t h_hiwater();        // IMPI_H_HIWATER, >= IMPI_H_ACKMARK, default 20
-std::int64_t socbuf();           // IMPI_SOCBUF bytes (falls back to _YAMPI_SOCBUF, 65536); 0 = kernel's
+std::int64_t socbuf();           // IMPI_SOCBUF bytes (falls back to a set _YAMPI_SOCBUF, else 65536); 0 = kernel's
 std::string port_range();        // IMPI_PORT_RANGE "a:b" or "" (host listeners)
 std::string server_port_range(); // IMPI_SERVER_PORT_RANGE "a:b" or ""
 std::string network();           // IMPI_NETWORK "a.b.c.d" or "" (interface for IMPI traffic)

@@ -21,7 +21,9 @@ using boost::system::error_code;
 namespace {
 
 const conf::Param<std::int64_t> socbuf_param{
-    "tcp.socbuf", 65536, "bytes", "socket send and receive buffer size of tcp connections; 0 = kernel autotuning",
+    "tcp.socbuf", 0, "bytes",
+    "socket send and receive buffer size of tcp connections; 0 = kernel autotuning (GridMPI's default was "
+    "65536: set that for its behaviour)",
     conf::Level::tuner, {"_YAMPI_SOCBUF"}};
 const conf::Param<std::string> port_range_param{
     "tcp.port_range", "", "", "listening port range of the tcp transport, start:end inclusive (empty: any)",
@@ -37,6 +39,11 @@ const conf::Param<double> connect_timeout_param{
 constexpr std::size_t read_buffer_size = 64 * 1024;
 constexpr std::size_t max_kept_payload_buffer = std::size_t{4} << 20;  // the fragment size
 constexpr std::size_t max_inline_header = 64;
+// Payloads from this size on are placed by payload_padding (tcp_wire.hpp);
+// the padding is at most this long.
+constexpr std::size_t padded_payload_min = 16 * 1024;
+constexpr std::size_t max_payload_padding = 256;
+constexpr std::size_t max_head = FramePrefix::size + max_inline_header + max_payload_padding;
 // Above this many queued frames (or copied bytes) of one connection, send()
 // says would_block and the request layer keeps the frames.
 constexpr std::size_t max_queued_frames = 4096;
@@ -152,11 +159,16 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
                   std::uint64_t token) {
     if (header.size() > max_inline_header)
       throw MpiError(MPI_ERR_INTERN, fmt::format("tcp: frame header of {} bytes", header.size()));
-    std::array<std::byte, FramePrefix::size + max_inline_header> head;
+    std::array<std::byte, max_head> head;
     FramePrefix prefix{type, static_cast<std::uint16_t>(header.size()), payload.size()};
+    std::size_t head_size = FramePrefix::size + header.size();
+    if (payload.size() >= padded_payload_min) {
+      prefix.padding = payload_padding(reinterpret_cast<std::uintptr_t>(payload.data()), head_size);
+      std::memset(head.data() + head_size, 0, prefix.padding);
+      head_size += prefix.padding;
+    }
     prefix.encode(std::span<std::byte, FramePrefix::size>(head.data(), FramePrefix::size));
     if (!header.empty()) std::memcpy(head.data() + FramePrefix::size, header.data(), header.size());
-    const std::size_t head_size = FramePrefix::size + header.size();
     const std::size_t total = head_size + payload.size();
     std::size_t written = 0;
     if (state_ == State::open && queue_.empty()) {
@@ -245,7 +257,7 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
   enum class State { idle, connecting, open, closed };
   struct OutFrame {
     FrameType type = FrameType::message;
-    std::array<std::byte, FramePrefix::size + max_inline_header> head{};
+    std::array<std::byte, max_head> head{};
     std::size_t head_size = 0;
     std::vector<std::byte> copy;
     std::span<const std::byte> payload;
@@ -421,7 +433,7 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
       auto prefix = FramePrefix::decode(
           std::span<const std::byte, FramePrefix::size>(buffer_.data() + head_, FramePrefix::size), &why);
       if (!prefix) return protocol_error(why);
-      const std::size_t head_size = FramePrefix::size + prefix->header_length;
+      const std::size_t head_size = FramePrefix::size + prefix->header_length + prefix->padding;
       if (avail < head_size) return;
       std::span<const std::byte> header(buffer_.data() + head_ + FramePrefix::size, prefix->header_length);
 
