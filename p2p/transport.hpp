@@ -33,12 +33,14 @@
 //    address and the OS error.
 #pragma once
 #include <boost/asio/io_context.hpp>
+#include <chrono>
 
 #include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -164,6 +166,10 @@ struct TransportContext {
   bool yield_when_idle = false;
   // Thread mode only (null in poll mode): see EventGate.
   EventGate* gate = nullptr;
+  // Poll mode: how long the engine's waiter polls before it sleeps
+  // (progress.spin, or progress.yield_spin while yielding); unset in tests
+  // that drive a transport alone.
+  std::optional<std::chrono::microseconds> engine_spin{};
 };
 
 class Transport {

@@ -34,6 +34,12 @@ const conf::Param<bool> proto_info_param{
     "print, for each peer, the transport and the eager/rendezvous switch point chosen",
     conf::Level::user, {"GRIDMPI_PROTO_INFO"}};
 
+const conf::Param<std::int64_t> yield_spin_param{
+    "progress.yield_spin", 500, "microseconds",
+    "progress.spin while the waiter yields its core in idle rounds (progress.yield): yielding costs the "
+    "other ranks nothing, and a sleeper's wake-up on an oversubscribed host costs far more",
+    conf::Level::tuner};
+
 const conf::Param<std::int64_t> spin_param{
     "progress.spin", 50, "microseconds",
     "how long a waiting process keeps polling without news before it sleeps in the transports' "
@@ -134,11 +140,15 @@ EngineImpl::EngineImpl(int world_rank, int world_size, std::uint64_t job_cookie,
   spin_ = options.spin ? *options.spin : read_param(spin_param);
   proto_info_ = read_param(proto_info_param);
   yield_ = mode_ == p2p::ProgressMode::poll && (options.yield ? *options.yield : yield_when_idle_setting());
-  if (spin_ < 0) throw MpiError(MPI_ERR_OTHER, fmt::format("progress.spin is {}; use 0 or more microseconds", spin_));
+  if (yield_ && !options.spin) spin_ = read_param(yield_spin_param);
+  if (spin_ < 0)
+    throw MpiError(MPI_ERR_OTHER, fmt::format("{} is {}; use 0 or more microseconds",
+                                              yield_ && !options.spin ? "progress.yield_spin" : "progress.spin", spin_));
   if (rsize_ < -1) throw MpiError(MPI_ERR_OTHER, fmt::format("request.rsize (_YAMPI_RSIZE) is {}; use -1, 0 or a byte count", rsize_));
   const bool threaded = mode_ == p2p::ProgressMode::thread;
   p2p::TransportContext context{world_rank, world_size, job_cookie, &io_, this, options.impi, mode_, yield_,
-                                threaded ? static_cast<p2p::EventGate*>(this) : nullptr};
+                                threaded ? static_cast<p2p::EventGate*>(this) : nullptr,
+                                std::chrono::microseconds(spin_)};
   transports_ = make(context);
   for (const auto& t : transports_) {
     const p2p::Capabilities caps = t->capabilities();

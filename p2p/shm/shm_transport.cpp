@@ -263,6 +263,8 @@ ShmTransport::ShmTransport(const TransportContext& context, ShmOptions options)
       listener_(*context.io),
       peers_(static_cast<std::size_t>(context.world_size)),
       life_(std::make_shared<ShmTransport*>(this)) {
+  // Armed at half the engine's spin, so that senders ring before it sleeps.
+  if (context_.engine_spin) options_.arm_after = *context_.engine_spin / 2;
   probe_value_ = context_.job_cookie ^ (static_cast<std::uint64_t>(pid_) << 32) ^ 0x9e3779b97f4a7c15ull ^
                  static_cast<std::uint64_t>(context_.world_rank);
   create_segment();
