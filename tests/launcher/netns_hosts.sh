@@ -46,6 +46,7 @@ X11Forwarding no
 PrintMotd no
 MaxStartups 64:30:128
 MaxSessions 64
+LogLevel VERBOSE
 EOC
   ip netns exec "$nsB" unshare -m sh -c \
     "mount -t tmpfs tmpfs /run && mkdir -m 755 /run/sshd && exec /usr/sbin/sshd -f '$work/sshd_config' -E '$work/sshd.log'" ||

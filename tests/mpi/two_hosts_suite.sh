@@ -21,3 +21,10 @@ printf -v quoted_rsh '%q' "$rsh"
 mpirun="ip netns exec $nsA env -u MPIROOT _YAMPI_RSH=$quoted_rsh $build/bin/mpirun -c $work/hosts"
 python3 "$here/run_mpi_tests.py" --build-dir "$build" --mpirun "$mpirun" \
   --work-dir "$build/tests/mpi/two_hosts" --largest-up-to 4 -j 2 --timeout-scale 2 "$@"
+rc=$?
+if [ "$rc" != 0 ] && [ -s "$work/sshd.log" ]; then
+  # A run that never got its remote rank started: did the ssh reach sshd?
+  echo "--- sshd in $nsB (last 60 lines of its log) ---"
+  tail -n 60 "$work/sshd.log"
+fi
+exit "$rc"
