@@ -12,6 +12,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -581,6 +582,13 @@ std::vector<std::string> Mpirun::rank_environment(const RankPlan& p, bool with_c
     env.push_back("_YAMPI_NODENAME=" + p.host);
   }
   env.push_back("_YAMPI_LOCAL_NPROCS=" + std::to_string(local_nprocs(p)));
+  // The cores of this host that mpirun may use: a rank that a vendor's
+  // launcher binds to one core must not take itself for oversubscribed.
+  if (vendor_mode() ? vendor_all_local_ : p.local) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) == 0) env.push_back("_YAMPI_LOCAL_CORES=" + std::to_string(CPU_COUNT(&set)));
+  }
   if (with_cookie) env.push_back("_YAMPI_PHASH=" + (options_.dryrun ? std::string("<cookie>") : std::to_string(cookie_)));
   if (options_.nounix) env.push_back("_YAMPI_DISABLE_UNIX=1");
   if (client_mode()) {

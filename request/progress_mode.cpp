@@ -2,6 +2,7 @@
 
 #include <sched.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
@@ -35,11 +36,16 @@ long local_nprocs() {
   return end && *end == '\0' && n > 0 ? n : 0;
 }
 
+// The cores this process may use, or more when mpirun (on this host) may
+// use more: a vendor's launcher may bind each rank to one core, which does
+// not make the host oversubscribed.
 long usable_cores() {
   cpu_set_t set;
   CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
-  return CPU_COUNT(&set);
+  long mine = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+  const char* text = std::getenv("_YAMPI_LOCAL_CORES");
+  long launcher = text && *text ? std::strtol(text, nullptr, 10) : 0;
+  return std::max(mine, launcher);
 }
 
 }  // namespace

@@ -13,9 +13,9 @@ const char* progress_mode_name(p2p::ProgressMode mode) noexcept;
 
 // Whether a poll-mode waiter gives its core away (sched_yield) in every idle
 // round instead of spinning: the parameter `progress.yield` (on, off, or
-// auto = when this host runs more ranks of the job than this process may use
-// cores: mpirun's count of the host's ranks, _YAMPI_LOCAL_NPROCS, against
-// sched_getaffinity).  Throws MpiError(MPI_ERR_OTHER) for a bad value.
+// auto = when this host runs more ranks of the job than it has cores for
+// them: mpirun's count of the host's ranks, _YAMPI_LOCAL_NPROCS, against
+// the larger of sched_getaffinity and mpirun's own, _YAMPI_LOCAL_CORES).  Throws MpiError(MPI_ERR_OTHER) for a bad value.
 bool yield_when_idle_setting();
 
 }  // namespace gridmpi::request

@@ -155,7 +155,8 @@ def exit_status(env):
 @case
 def rank_environment(env):
     p = env.run(["-np", "2", "sh", "-c",
-                 'echo "$_YAMPI_MYRANK $_YAMPI_NPROCS $_YAMPI_NODENAME $_YAMPI_PHOST ${#_YAMPI_PHASH} $MPIROOT"'])
+                 'echo "$_YAMPI_MYRANK $_YAMPI_NPROCS $_YAMPI_NODENAME $_YAMPI_PHOST ${#_YAMPI_PHASH} $MPIROOT '
+                 '$_YAMPI_LOCAL_NPROCS $_YAMPI_LOCAL_CORES"'])
     check(p.returncode == 0, p.stderr)
     lines = sorted(p.stdout.splitlines())
     root = os.path.dirname(env.bin)
@@ -165,6 +166,8 @@ def rank_environment(env):
         check(words[:4] == [str(rank), "2", "localhost", "127.0.0.1"], line)
         check(int(words[4]) > 0, f"no cookie: {line}")
         check(os.path.realpath(words[5]) == os.path.realpath(root), f"MPIROOT {words[5]} != {root}")
+        # progress.yield's inputs: both ranks here, and mpirun's usable cores.
+        check(words[6] == "2" and int(words[7]) == len(os.sched_getaffinity(0)), line)
 
 
 @case

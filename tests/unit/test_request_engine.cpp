@@ -512,11 +512,16 @@ TEST_CASE("progress.yield: auto yields only when the host has more ranks than co
   conf::testing::ScopedEnvironment env;
   env.unset("GRIDMPI_PROGRESS_YIELD");
   env.unset("_YAMPI_LOCAL_NPROCS");
+  env.unset("_YAMPI_LOCAL_CORES");
   CHECK_FALSE(request::yield_when_idle_setting());  // not started by mpirun: no count
   env.set("_YAMPI_LOCAL_NPROCS", "1");
   CHECK_FALSE(request::yield_when_idle_setting());
   env.set("_YAMPI_LOCAL_NPROCS", "100000");
   CHECK(request::yield_when_idle_setting());
+  // A rank bound to one core by a vendor's launcher, on a host with enough.
+  env.set("_YAMPI_LOCAL_CORES", "200000");
+  CHECK_FALSE(request::yield_when_idle_setting());
+  env.unset("_YAMPI_LOCAL_CORES");
   env.set("GRIDMPI_PROGRESS_YIELD", "off");
   CHECK_FALSE(request::yield_when_idle_setting());
   env.set("_YAMPI_LOCAL_NPROCS", "1");
