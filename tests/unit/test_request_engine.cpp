@@ -52,6 +52,12 @@ Request* recv(EngineSet& s, int at, std::vector<std::byte>& into, int source, in
 
 void finish(EngineSet& s, int at, Request* r) { s[at].release(r); }
 
+double process_cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_utime.tv_sec + u.ru_stime.tv_sec + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
 }  // namespace
 
 TEST_CASE("messages of every size arrive intact with the right status", "[engine]") {
@@ -476,16 +482,11 @@ TEST_CASE("a waiting engine sleeps after its spin instead of burning the core", 
   request::EngineOptions o = options();
   o.spin = 50;  // microseconds
   EngineSet s(2, Wire::tcp, o, next_cookie());
-  auto cpu_seconds = [] {
-    rusage u{};
-    getrusage(RUSAGE_SELF, &u);
-    return u.ru_utime.tv_sec + u.ru_stime.tv_sec + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
-  };
   // Nothing will arrive: wait 300 ms of wall time.
   const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
-  double before = cpu_seconds();
+  double before = process_cpu_seconds();
   s[0].wait_until([&] { return std::chrono::steady_clock::now() >= until; });
-  double used = cpu_seconds() - before;
+  double used = process_cpu_seconds() - before;
   INFO("cpu seconds used while waiting 0.3 s: " << used);
   CHECK(used < 0.1);
 }
@@ -495,15 +496,10 @@ TEST_CASE("with a transport that has no fd, a waiting engine backs off instead o
   // the io_context, so the wait keeps polling, with sched_yield and then
   // sleeps between polls (20 us growing to 500 us) after its spin.
   EngineSet s(2, Wire::template_transport, options(), next_cookie());
-  auto cpu_seconds = [] {
-    rusage u{};
-    getrusage(RUSAGE_SELF, &u);
-    return u.ru_utime.tv_sec + u.ru_stime.tv_sec + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
-  };
   const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
-  double before = cpu_seconds();
+  double before = process_cpu_seconds();
   s[0].wait_until([&] { return std::chrono::steady_clock::now() >= until; });
-  double used = cpu_seconds() - before;
+  double used = process_cpu_seconds() - before;
   INFO("cpu seconds used while waiting 0.3 s: " << used);
   CHECK(used < 0.1);
 }
@@ -551,12 +547,6 @@ struct Call {
   Call(const Call&) = delete;
   Call& operator=(const Call&) = delete;
 };
-
-double process_cpu_seconds() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return u.ru_utime.tv_sec + u.ru_stime.tv_sec + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
-}
 
 }  // namespace
 
