@@ -854,7 +854,7 @@ coll::nb::Task settle_nonblocking(Comm& parent, int tag, int n, std::uint32_t se
     const int pairs = n + 1;
     std::vector<std::uint64_t> words{impi_max};
     co_await combine_all(parent, tag, words);
-    for (;;) {
+    for (std::uint32_t round = 1;; ++round) {
       const std::uint64_t agreed = words[0];
       const std::uint64_t top = agreed + 2 * static_cast<std::uint64_t>(pairs);
       if (top >= (std::uint64_t{1} << 31))
@@ -869,7 +869,16 @@ coll::nb::Task settle_nonblocking(Comm& parent, int tag, int n, std::uint32_t se
         for (int k = 0; k < pairs; ++k) ids.push_back(static_cast<std::uint32_t>(agreed + 1 + 2 * k));
         co_return;
       }
-      words.assign(1, impi_max);
+      // Busy somewhere: another agreement of this process (an idup on
+      // another communicator) reserved past `agreed` first.  Agreements
+      // that start again from the same maximum would meet again, each one
+      // first on some processes (their order differs between processes),
+      // and could go on failing for ever.  So each proposes a step above
+      // its maximum drawn from its seed (equal in every process) and the
+      // round: of the agreements that meet, the one that agrees on the
+      // highest value is free everywhere, whatever the order.
+      const std::uint64_t steps = (seed * 0x9e3779b9u + round * 0x85ebca6bu) >> 29;  // 0..7
+      words.assign(1, impi_max + 2 * static_cast<std::uint64_t>(pairs) * steps);
       co_await combine_all(parent, tag, words);
     }
   }
