@@ -175,9 +175,21 @@ using AndAll = std::function<void(std::uint64_t* words, int count)>;
 // `agreed` while the agreement waited: a confirmation round (MAX of "not
 // free here"; not part of IMPI, see core/README.md) then fails and all
 // agree again above everybody's new maximum.
-std::vector<std::uint32_t> settle_impi(std::uint64_t agreed, int pairs, bool member, bool threaded,
+// After a failed confirmation round: what this process proposes next, a
+// step above its maximum drawn from the agreement's seed (equal in every
+// process) and the round.  Concurrent agreements that failed together
+// (each reserved first on some processes: their order differs between
+// processes) would meet again if all restarted from the same maximum, and
+// could go on failing for ever; with steps, the one that agrees on the
+// highest value is free everywhere, whatever the order.
+std::uint64_t impi_retry_offer(std::uint32_t seed, std::uint32_t round, int pairs) {
+  const std::uint64_t step = (seed * 0x9e3779b9u + round * 0x85ebca6bu) >> 29;  // 0..7
+  return impi_max + 2 * static_cast<std::uint64_t>(pairs) * step;
+}
+
+std::vector<std::uint32_t> settle_impi(std::uint64_t agreed, int pairs, bool member, bool threaded, std::uint32_t seed,
                                        const AndAll& and_all) {
-  for (;;) {
+  for (std::uint32_t round = 1;; ++round) {
     const std::uint64_t top = agreed + 2 * static_cast<std::uint64_t>(pairs);
     if (top >= (std::uint64_t{1} << 31))
       throw MpiError(MPI_ERR_INTERN, fmt::format("out of communicator context ids: the IMPI rule asks for ids up "
@@ -199,7 +211,7 @@ std::vector<std::uint32_t> settle_impi(std::uint64_t agreed, int pairs, bool mem
       for (int k = 0; k < pairs; ++k) ids.push_back(static_cast<std::uint32_t>(agreed + 1 + 2 * k));
       return ids;
     }
-    std::uint64_t mine = impi_max;
+    std::uint64_t mine = impi_retry_offer(seed, round, pairs);
     and_all(&mine, 1);
     agreed = mine;
   }
@@ -217,7 +229,7 @@ std::vector<std::uint32_t> settle_contexts(const Offer& offer, int n, bool membe
                                            const AndAll& and_all) {
   // Confirmation rounds when any participant asked for them (my_offer).
   const bool threaded = offer_confirms(offer);
-  if (impi_ids()) return settle_impi(offer.at(0) & ~impi_confirm_bit, n + 1, member, threaded, and_all);
+  if (impi_ids()) return settle_impi(offer.at(0) & ~impi_confirm_bit, n + 1, member, threaded, seed, and_all);
   ContextPool::Mask agreed{};
   std::copy(offer.begin(), offer.begin() + ContextPool::words, agreed.begin());
   ContextPool& pool = context_pool();
@@ -870,15 +882,8 @@ coll::nb::Task settle_nonblocking(Comm& parent, int tag, int n, std::uint32_t se
         co_return;
       }
       // Busy somewhere: another agreement of this process (an idup on
-      // another communicator) reserved past `agreed` first.  Agreements
-      // that start again from the same maximum would meet again, each one
-      // first on some processes (their order differs between processes),
-      // and could go on failing for ever.  So each proposes a step above
-      // its maximum drawn from its seed (equal in every process) and the
-      // round: of the agreements that meet, the one that agrees on the
-      // highest value is free everywhere, whatever the order.
-      const std::uint64_t steps = (seed * 0x9e3779b9u + round * 0x85ebca6bu) >> 29;  // 0..7
-      words.assign(1, impi_max + 2 * static_cast<std::uint64_t>(pairs) * steps);
+      // another communicator) reserved past `agreed` first.
+      words.assign(1, impi_retry_offer(seed, round, pairs));
       co_await combine_all(parent, tag, words);
     }
   }
