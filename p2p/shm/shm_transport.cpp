@@ -223,15 +223,6 @@ ShmOptions ShmOptions::from_configuration() {
   } catch (const conf::ConfigError& e) {
     throw MpiError(MPI_ERR_OTHER, e.what());
   }
-  // Armed at half the engine's spin, so that senders ring before it sleeps.
-  if (const conf::ParamBase* spin = conf::find_parameter("progress.spin")) {
-    try {
-      double us = std::stod(spin->canonical_text());
-      if (us >= 0) o.arm_after = std::chrono::microseconds(static_cast<long long>(us / 2));
-    } catch (...) {
-      // The engine reports a malformed progress.spin itself.
-    }
-  }
   return o;
 }
 

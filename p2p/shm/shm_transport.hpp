@@ -36,11 +36,12 @@ struct ShmOptions {
   std::size_t eager_limit = 8 * 1024;  // payloads up to this go through the ring in one record
   LargePath large_path = LargePath::automatic;
   // How long progress() finds nothing before it tells senders to ring the
-  // doorbell (poll mode; half of progress.spin, so that it is set before the
-  // engine goes to sleep).
+  // doorbell (poll mode).  The constructor sets it to half the engine's
+  // spin (TransportContext::engine_spin), so that it is set before the
+  // engine goes to sleep; this value serves transports driven alone.
   std::chrono::microseconds arm_after{25};
   std::chrono::milliseconds shutdown_timeout{10000};
-  // Reads the shm.* parameters (and progress.spin).
+  // Reads the shm.* parameters.
   static ShmOptions from_configuration();
 };
 
