@@ -149,6 +149,10 @@ struct RankPlan {
   bool local = true;
   rpim::Method method;
   std::string phost;
+  // How many of the job's ranks run on this host (the ranks' progress.yield
+  // = auto compares it with the cores); in a vendor launch, where every
+  // rank gets one environment, the largest count of any host.
+  int host_ranks = 1;
 };
 
 int self_pipe_write = -1;
@@ -172,10 +176,6 @@ class Mpirun {
   void read_client_settings();
   void plan_ranks();
   std::vector<std::string> rank_environment(const RankPlan& p, bool with_cookie) const;
-  // How many of the job's ranks run on p's host (the ranks' progress.yield
-  // = auto compares it with their cores); in a vendor launch, where every
-  // rank gets one environment, the largest count of any host.
-  int local_nprocs(const RankPlan& p) const;
   std::vector<std::string> proxy_argv(const RankPlan& p) const;
   std::vector<std::string> launch_argv(const RankPlan& p) const;
   int dry_run() const;
@@ -278,6 +278,7 @@ class Mpirun {
   rpim::VendorSpec vendor_;
   std::string vendor_hostfile_;  // the translated host file (removed at the end)
   bool vendor_all_local_ = true;  // every rank on this host
+  int local_cores_ = 0;           // cores mpirun may use (sched_getaffinity; 0: unknown)
   std::string vendor_shm_dir_;    // Open MPI's shared-memory files (removed at the end)
   pid_t vendor_pid_ = -1;
   bool vendor_reaped_ = false;
@@ -503,6 +504,16 @@ void Mpirun::plan_ranks() {
     any_remote = any_remote || !p.local;
     plans_.push_back(std::move(p));
   }
+  // Ranks forked locally share this host whatever their host file names
+  // ("localhost", this host's name or address).
+  auto host_key = [](const RankPlan& q) { return q.local ? std::string() : q.host; };
+  std::map<std::string, int> per_host;
+  int most = 0;
+  for (const auto& p : plans_) most = std::max(most, ++per_host[host_key(p)]);
+  for (auto& p : plans_) p.host_ranks = vendor_mode() ? most : per_host[host_key(p)];
+  cpu_set_t cores;
+  CPU_ZERO(&cores);
+  if (sched_getaffinity(0, sizeof cores, &cores) == 0) local_cores_ = CPU_COUNT(&cores);
   // Which address each rank dials to reach mpirun.  It also becomes the
   // rank's default advertised address (GRIDMPI_LOCAL_ADDRESS), so on a job
   // that spans hosts it must not be the loopback.
@@ -554,18 +565,6 @@ void Mpirun::plan_ranks() {
   }
 }
 
-int Mpirun::local_nprocs(const RankPlan& p) const {
-  // Ranks forked locally share this host whatever their host file names
-  // ("localhost", this host's name or address).
-  auto key = [](const RankPlan& q) { return q.local ? std::string() : q.host; };
-  std::map<std::string, int> per_host;
-  for (const auto& q : plans_) ++per_host[key(q)];
-  if (!vendor_mode()) return per_host[key(p)];
-  int most = 0;
-  for (const auto& [host, n] : per_host) most = std::max(most, n);
-  return most;
-}
-
 std::vector<std::string> Mpirun::rank_environment(const RankPlan& p, bool with_cookie) const {
   std::vector<std::string> env = {
       "_YAMPI_NPROCS=" + std::to_string(plans_.size()),
@@ -581,14 +580,11 @@ std::vector<std::string> Mpirun::rank_environment(const RankPlan& p, bool with_c
     env.push_back("_YAMPI_MYRANK=" + std::to_string(p.rank));
     env.push_back("_YAMPI_NODENAME=" + p.host);
   }
-  env.push_back("_YAMPI_LOCAL_NPROCS=" + std::to_string(local_nprocs(p)));
+  env.push_back("_YAMPI_LOCAL_NPROCS=" + std::to_string(p.host_ranks));
   // The cores of this host that mpirun may use: a rank that a vendor's
   // launcher binds to one core must not take itself for oversubscribed.
-  if (vendor_mode() ? vendor_all_local_ : p.local) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (sched_getaffinity(0, sizeof set, &set) == 0) env.push_back("_YAMPI_LOCAL_CORES=" + std::to_string(CPU_COUNT(&set)));
-  }
+  if (local_cores_ > 0 && (vendor_mode() ? vendor_all_local_ : p.local))
+    env.push_back("_YAMPI_LOCAL_CORES=" + std::to_string(local_cores_));
   if (with_cookie) env.push_back("_YAMPI_PHASH=" + (options_.dryrun ? std::string("<cookie>") : std::to_string(cookie_)));
   if (options_.nounix) env.push_back("_YAMPI_DISABLE_UNIX=1");
   if (client_mode()) {
