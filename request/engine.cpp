@@ -1229,7 +1229,9 @@ bool EngineImpl::poll_round() {
   if (!polled_) {
     if (!worked || ++rounds_without_io_ >= io_poll_stride) {
       rounds_without_io_ = 0;
-      worked = io_.poll() > 0 || worked;
+      // One handler per round: poll() would ask epoll again after it, before
+      // the waiter sees the message the handler delivered.
+      worked = io_.poll_one() > 0 || worked;
     }
   } else if (++rounds_without_io_ >= polled_io_stride_) {
     rounds_without_io_ = 0;

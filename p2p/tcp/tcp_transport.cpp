@@ -2,6 +2,7 @@
 
 #include <boost/asio/buffer.hpp>
 #include <boost/asio/connect.hpp>
+#include <boost/asio/post.hpp>
 
 #include <array>
 #include <cstring>
@@ -191,8 +192,9 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
         owner_->fail(fmt::format("tcp: rank {}: send to rank {} on a closed connection", owner_->context_.world_rank,
                                  peer_));
       return SendStatus::complete;
-    } else if (queue_.size() >= max_queued_frames ||
-               (payload.size() <= copy_limit && queued_copy_bytes_ + payload.size() > max_queued_copy_bytes)) {
+    } else if (type == FrameType::message &&
+               (queue_.size() >= max_queued_frames ||
+                (payload.size() <= copy_limit && queued_copy_bytes_ + payload.size() > max_queued_copy_bytes))) {
       return SendStatus::would_block;
     }
     OutFrame f;
@@ -232,7 +234,7 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
   }
 
   void start_reading() {
-    if (read_pending_ || state_ != State::open) return;
+    if (read_pending_ || held_ || state_ != State::open) return;
     std::span<std::byte> target;
     if (in_payload_) {
       target = payload_target_.subspan(payload_filled_);
@@ -245,6 +247,7 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
       target = std::span<std::byte>(buffer_).subspan(tail_);
     }
     read_pending_ = true;
+    read_requested_ = target.size();
     auto self = shared_from_this();
     socket_.async_read_some(asio::buffer(target.data(), target.size()),
                             [self](const error_code& ec, std::size_t n) {
@@ -354,20 +357,42 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
     read_pending_ = false;
     if (!owner_ || ec == asio::error::operation_aborted) return;
     if (ec) return read_failed(ec);
-    try {
+    parse_and_read_on(n < read_requested_, [&] {
       if (in_payload_) {
         payload_filled_ += n;
         if (payload_filled_ == payload_target_.size()) finish_payload();
       } else {
         tail_ += n;
       }
+    });
+  }
+
+  // The peer's `moved` was read: go on past its `switched`.
+  void resume() {
+    held_ = false;
+    if (owner_ && state_ == State::open) parse_and_read_on(false, [] {});
+  }
+
+  // `drained`: the last read took less than it asked for, so the socket is
+  // very likely empty.  Asio (1.74) reads at once when a read is started
+  // after one that returned data; in poll mode that read, almost always
+  // EAGAIN, would come before the waiter gets its message (and answers it),
+  // so it is left to the transport's next progress() (rearm_later).
+  template <class Before>
+  void parse_and_read_on(bool drained, Before before) {
+    try {
+      before();
       parse();
     } catch (...) {
       if (owner_) owner_->fail(std::current_exception());
       close_socket();
       return;
     }
-    if (owner_ && state_ == State::open) start_reading();
+    if (!owner_ || state_ != State::open) return;
+    if (drained && !in_payload_ && !held_ && owner_->context_.progress == ProgressMode::poll)
+      owner_->rearm_.push_back(shared_from_this());
+    else
+      start_reading();
   }
 
   void read_failed(const error_code& ec) {
@@ -454,9 +479,30 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
           goodbye_received_ = true;
           owner_->peers_[peer_].said_goodbye = true;
           continue;
+        case FrameType::moved:
+          if (prefix->header_length != 0 || prefix->payload_length != 0 || moved_)
+            return protocol_error("malformed or repeated moved frame");
+          head_ += head_size;
+          moved_ = true;
+          owner_->peer_moved(peer_);
+          continue;
+        case FrameType::switched: {
+          if (prefix->header_length != 0 || prefix->payload_length != 0)
+            return protocol_error("malformed switched frame");
+          PeerState& p = owner_->peers_[peer_];
+          if (!p.moved_seen) {
+            // Frames from before it are still to come on the other connection.
+            if (p.held && p.held != this) return protocol_error("switched on two connections");
+            p.held = this;
+            held_ = true;
+            return;
+          }
+          head_ += head_size;
+          continue;
+        }
         case FrameType::message: break;
       }
-      if (role_ == Role::outgoing) return protocol_error("message frame on the reverse direction of a connection");
+      if (moved_) return protocol_error("message frame after moved");
 
       const std::size_t size = prefix->payload_length;
       Placement placement = owner_->context_.sink->on_frame_begin(peer_, header, size);
@@ -514,6 +560,9 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
   std::size_t head_ = 0;  // first unparsed byte
   std::size_t tail_ = 0;  // end of received bytes
   bool read_pending_ = false;
+  std::size_t read_requested_ = 0;
+  bool held_ = false;   // stopped at a `switched`: see PeerState::held
+  bool moved_ = false;  // the peer said `moved` on this connection: no frames follow but its goodbye
   bool in_payload_ = false;
   std::span<std::byte> payload_target_;
   std::size_t payload_filled_ = 0;
@@ -685,9 +734,48 @@ void TcpTransport::set_peer_endpoint(int peer, std::string_view endpoint) {
   peers_[peer].known = true;
 }
 
-TcpTransport::Connection& TcpTransport::outgoing(int peer) {
+TcpTransport::Connection& TcpTransport::sending(int peer) {
   PeerState& p = peers_[peer];
-  if (p.outgoing) return *p.outgoing;
+  if (p.sending) {
+    // Both of us connected at once: the higher rank moves to the lower's
+    // connection (tcp_wire.hpp), so that replies carry the acknowledgements.
+    if (p.sending == p.outgoing && peer < context_.world_rank && p.incoming && p.incoming->open() &&
+        !p.said_goodbye && !shutting_down_) {
+      p.outgoing->send(FrameType::moved, {}, {}, 0);
+      p.incoming->send(FrameType::switched, {}, {}, 0);
+      p.sending = p.incoming;
+      log().debug("tcp: rank {}: now sends to rank {} on the connection that rank opened", context_.world_rank, peer);
+    }
+    return *p.sending;
+  }
+  if (p.incoming && p.incoming->open())
+    p.sending = p.incoming;  // the peer opened one: answer on it
+  else
+    p.sending = open_outgoing(peer).shared_from_this();
+  return *p.sending;
+}
+
+void TcpTransport::peer_moved(int peer) {
+  PeerState& p = peers_[peer];
+  p.moved_seen = true;
+  if (!p.held) return;
+  // Not from inside this parse: the held connection goes on in a handler of its own.
+  auto c = p.held->shared_from_this();
+  p.held = nullptr;
+  asio::post(*context_.io, [c] {
+    GateScope scope(c->gate_);
+    c->resume();
+  });
+}
+
+bool TcpTransport::sends_on_peer_connection(int peer) const {
+  if (peer < 0 || peer >= context_.world_size) return false;
+  const PeerState& p = peers_[peer];
+  return p.sending && p.sending == p.incoming;
+}
+
+TcpTransport::Connection& TcpTransport::open_outgoing(int peer) {
+  PeerState& p = peers_[peer];
   if (!p.known)
     throw MpiError(MPI_ERR_INTERN, fmt::format("tcp: rank {}: no endpoint for rank {}", context_.world_rank, peer));
   std::string what = fmt::format("tcp: rank {} cannot connect to rank {} at {}:{}", context_.world_rank, peer, p.host, p.port);
@@ -720,12 +808,17 @@ SendStatus TcpTransport::send(int peer, std::span<const std::byte> header, std::
   if (failure_) std::rethrow_exception(failure_);
   if (!reachable(peer))
     throw MpiError(MPI_ERR_INTERN, fmt::format("tcp: rank {} cannot reach rank {}", context_.world_rank, peer));
-  return outgoing(peer).send(FrameType::message, header, payload, token);
+  return sending(peer).send(FrameType::message, header, payload, token);
 }
 
 bool TcpTransport::progress() {
   if (failure_) std::rethrow_exception(failure_);
-  return false;  // the I/O itself ran in the io_context's handlers
+  if (!rearm_.empty()) {
+    std::vector<std::shared_ptr<Connection>> connections;
+    connections.swap(rearm_);
+    for (auto& c : connections) c->start_reading();
+  }
+  return false;  // the I/O itself runs in the io_context's handlers
 }
 
 void TcpTransport::begin_shutdown() {

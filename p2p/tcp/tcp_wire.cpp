@@ -23,7 +23,7 @@ std::optional<FramePrefix> FramePrefix::decode(std::span<const std::byte, size> 
     if (why) *why = std::move(text);
     return std::nullopt;
   };
-  if (type < 1 || type > 3) return fail(fmt::format("unknown frame type {}", type));
+  if (type < 1 || type > 5) return fail(fmt::format("unknown frame type {}", type));
   if (reserved8 != 0) return fail("reserved bits set in frame prefix");
   if (padding > max_padding) return fail(fmt::format("padding {} above the limit of {}", padding, max_padding));
   if (header_length > max_header_length)

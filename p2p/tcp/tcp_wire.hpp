@@ -1,12 +1,20 @@
 // The byte format of a tcp connection: every frame starts with a 16-byte
 // prefix; the first frame of a connection is a hello naming the job and the
-// sender; the last is a goodbye.  Socket-free, tested in
-// tests/unit/test_wire_tcp.cpp.
+// sender (the opener); the last in each direction is a goodbye.  Messages go
+// both ways.  Socket-free, tested in tests/unit/test_wire_tcp.cpp.
 //
 //   prefix:  u8 type | u8 reserved | u16 header_length | u32 padding | u64 payload_length
 //            then header_length bytes of header, padding bytes (zero, skipped),
 //            payload_length bytes of payload
 //   hello:   u32 magic "GMPI" | u16 version | u16 reserved | u64 job cookie | i32 world rank | u32 reserved
+//   moved, switched: no header, no payload (see below)
+//
+// Two processes that connect to each other at the same moment have two
+// connections.  The higher rank then moves its sending to the lower rank's
+// connection: it sends `moved` as its last frame on its own connection and
+// `switched` as its first frame on the other; the receiver reads nothing
+// after `switched` until it has read `moved`, so the order of the frames
+// holds.  Version 3 of the hello introduced messages in both directions.
 //
 // The padding places a large payload in the stream so that the kernel's
 // copies (user buffer -> socket pages -> user buffer) do not run at a
@@ -25,7 +33,7 @@
 
 namespace gridmpi::p2p::tcp {
 
-enum class FrameType : std::uint8_t { hello = 1, message = 2, goodbye = 3 };
+enum class FrameType : std::uint8_t { hello = 1, message = 2, goodbye = 3, moved = 4, switched = 5 };
 
 struct FramePrefix {
   FrameType type = FrameType::message;
@@ -55,7 +63,7 @@ std::uint32_t payload_padding(std::uintptr_t payload_address, std::size_t head_s
 
 struct Hello {
   static constexpr std::uint32_t magic = 0x49504d47u;  // "GMPI" in little-endian order
-  static constexpr std::uint16_t current_version = 2;
+  static constexpr std::uint16_t current_version = 3;
   static constexpr std::size_t size = 24;
 
   std::uint16_t version = current_version;
