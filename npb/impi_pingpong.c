@@ -4,15 +4,18 @@
  *                   [--stream [--window W]]
  *
  * For each size, rank 0 sends `size` bytes (MPI_BYTE) to rank 1, which sends
- * the same buffer back; one warm-up round, then `iters` timed rounds, each
- * timed on its own.  Latency is half a round trip; bandwidth is size over
+ * the same buffer back; warm-up rounds (a tenth of `iters`, 1 to 1000), then
+ * `iters` timed rounds, each timed on its own.  Latency is half a round trip; bandwidth is size over
  * half a round trip (10^6 bytes per second).  Run as a 1+1 two-cluster job
  * (npb/impi-bench) it measures the IMPI transport; any other ranks idle.
  *
  * Sizes: LIST is comma-separated, with k/m suffixes (powers of two): default
  * 0,1,8,64,512,4k,16k,64k,256k,1m,4m,16m; --max drops larger ones.  Iterations:
- * --iters N for every size, else budget/size clamped to [3, 1000] (budget
- * default 256m: bytes sent one way per size).  The echoed data is compared
+ * --iters N for every size, else budget/size clamped to [3, 10000] (budget
+ * default 256m: bytes sent one way per size).  10000 rounds of a small size
+ * take milliseconds: with 1000 (0.2 ms on shared memory) one preemption,
+ * e.g. by the launcher forwarding the previous size's line, was a third of
+ * the result.  The echoed data is compared
  * with what was sent after each size (outside the timing).
  *
  * Output (rank 0), one line per size, the same as tcp_pingpong's:
@@ -23,7 +26,7 @@
  * buffer, rank 1 receives them with W MPI_Irecv into W separate buffers, and
  * after its MPI_Waitall answers with one 0-byte message; a round is timed
  * from the first send to the arrival of that answer.  Iterations are rounds
- * (budget / (W size), clamped to [3, 1000], unless --iters).  Rank 1
+ * (budget / (W size), clamped to [3, 10000], unless --iters).  Rank 1
  * compares every buffer of the last round with what was sent.  One line per
  * size (mbps = W size over a round; us_per_msg = a round's time over W):
  *     ST bytes=65536 window=16 iters=.. mbps_avg=.. mbps_best=.. us_per_msg=..
@@ -47,8 +50,9 @@ static int stream_size(int rank, long n, int window, int iters, const unsigned c
   MPI_Request reqs[MAX_WINDOW];
   MPI_Status statuses[MAX_WINDOW]; /* not MPI_STATUSES_IGNORE: gcc 12 warns about MPICH's definition of it */
   double total = 0, best = 1e30;
+  const int warmup = iters / 10 < 1 ? 1 : iters / 10 > 1000 ? 1000 : iters / 10;
   MPI_Barrier(MPI_COMM_WORLD);
-  for (int it = -1; it < iters; ++it) { /* it == -1: warm-up */
+  for (int it = -warmup; it < iters; ++it) { /* it < 0: warm-up */
     double t0 = MPI_Wtime();
     if (rank == 0) {
       for (int w = 0; w < window; ++w) MPI_Isend(sbuf, (int)n, MPI_BYTE, 1, 3, MPI_COMM_WORLD, &reqs[w]);
@@ -149,16 +153,17 @@ int main(int argc, char **argv) {
     int iters = iters_fixed;
     if (!iters) {
       long per = n * (stream ? window : 1);
-      long q = per > 0 ? budget / per : 1000;
-      iters = q < 3 ? 3 : q > 1000 ? 1000 : (int)q;
+      long q = per > 0 ? budget / per : 10000;
+      iters = q < 3 ? 3 : q > 10000 ? 10000 : (int)q;
     }
     if (stream) {
       if (!stream_size(rank, n, window, iters, sbuf, rbuf)) ok = 0;
       continue;
     }
     double total = 0, best = 1e30;
+    const int warmup = iters / 10 < 1 ? 1 : iters / 10 > 1000 ? 1000 : iters / 10;
     MPI_Barrier(MPI_COMM_WORLD);
-    for (int it = -1; it < iters; ++it) { /* it == -1: warm-up */
+    for (int it = -warmup; it < iters; ++it) { /* it < 0: warm-up */
       double t0 = MPI_Wtime();
       if (rank == 0) {
         MPI_Send(sbuf, (int)n, MPI_BYTE, 1, 1, MPI_COMM_WORLD);

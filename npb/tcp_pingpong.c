@@ -165,15 +165,16 @@ int main(int argc, char **argv) {
     if (max >= 0 && n > max) continue;
     int iters = iters_fixed;
     if (!iters) {
-      long q = n > 0 ? budget / n : 1000;
-      iters = q < 3 ? 3 : q > 1000 ? 1000 : (int)q;
+      long q = n > 0 ? budget / n : 10000;
+      iters = q < 3 ? 3 : q > 10000 ? 10000 : (int)q;
     }
     double total = 0, best = 1e30;
     unsigned char token = 0;
     /* start together, as MPI_Barrier does in impi_pingpong */
     if (rank == 0) send_all(fd, &token, 1, who), recv_all(fd, &token, 1, who);
     else recv_all(fd, &token, 1, who), send_all(fd, &token, 1, who);
-    for (int it = -1; it < iters; ++it) {
+    const int warmup = iters / 10 < 1 ? 1 : iters / 10 > 1000 ? 1000 : iters / 10;
+    for (int it = -warmup; it < iters; ++it) {
       double t0 = now();
       if (rank == 0) {
         send_all(fd, sbuf, n, who);

@@ -126,6 +126,7 @@ class ShmTransport final : public Transport {
   std::vector<Peer*> receivers_;              // every local peer, polled by progress()
   std::vector<Peer*> senders_;                // local peers with sends in flight
   std::vector<Peer*> pending_hellos_;         // pushes the kernel refused for now (EAGAIN)
+  std::vector<Peer*> to_publish_;             // poll mode: rings whose consumed lines progress() publishes next
   std::vector<std::shared_ptr<Incoming>> unidentified_;
 
   unsigned idle_polls_ = 0;

@@ -45,6 +45,7 @@ StrictModes no
 X11Forwarding no
 PrintMotd no
 MaxStartups 64:30:128
+UseDNS no
 MaxSessions 64
 LogLevel VERBOSE
 EOC
