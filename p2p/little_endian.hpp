@@ -2,26 +2,42 @@
 // format of the library (request/wire.hpp, p2p/tcp/tcp_wire.hpp): the byte
 // order on the wire never depends on the host.
 #pragma once
+#include <bit>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <type_traits>
 
 namespace gridmpi::p2p {
 
+static_assert(std::endian::native == std::endian::little || std::endian::native == std::endian::big);
+
+template <std::unsigned_integral U>
+constexpr U byte_swapped(U u) noexcept {
+  if constexpr (sizeof(U) == 1) return u;
+  else if constexpr (sizeof(U) == 2) return static_cast<U>(__builtin_bswap16(u));
+  else if constexpr (sizeof(U) == 4) return static_cast<U>(__builtin_bswap32(u));
+  else return static_cast<U>(__builtin_bswap64(u));
+}
+
+// One unaligned load or store (and a byte swap on a big-endian host): the
+// request headers are encoded and decoded on every message's path.
 template <std::integral T>
 inline void store_le(std::byte* out, T value) noexcept {
   using U = std::make_unsigned_t<T>;
   U u = static_cast<U>(value);
-  for (std::size_t i = 0; i < sizeof(T); ++i) out[i] = static_cast<std::byte>((u >> (8 * i)) & 0xffu);
+  if constexpr (std::endian::native == std::endian::big) u = byte_swapped(u);
+  std::memcpy(out, &u, sizeof u);
 }
 
 template <std::integral T>
 inline T load_le(const std::byte* in) noexcept {
   using U = std::make_unsigned_t<T>;
-  U u = 0;
-  for (std::size_t i = 0; i < sizeof(T); ++i) u |= static_cast<U>(static_cast<U>(in[i]) << (8 * i));
+  U u;
+  std::memcpy(&u, in, sizeof u);
+  if constexpr (std::endian::native == std::endian::big) u = byte_swapped(u);
   return static_cast<T>(u);
 }
 

@@ -43,7 +43,7 @@ bool RingWriter::write(RecordKind kind, std::span<const std::byte> header, std::
     throw MpiError(MPI_ERR_INTERN, fmt::format("shm: record of {} bytes (header {}) above the ring's limit of {}",
                                                size, header.size(), max_record()));
   const std::uint64_t lines = lines_for(size);
-  std::uint64_t index = tail_ % view_.count;
+  std::uint64_t index = tail_index_;
   if (index + lines > view_.count) {
     // Does not fit before the end of the array: pad to the end first.
     const std::uint64_t pad = view_.count - index;
@@ -51,6 +51,7 @@ bool RingWriter::write(RecordKind kind, std::span<const std::byte> header, std::
     RecordPrefix prefix{tail_ + 1, static_cast<std::uint8_t>(RecordKind::padding), 0, 0, 0, 0};
     publish(view_.lines + index * cache_line, prefix);
     tail_ += pad;
+    tail_index_ = 0;
     index = 0;
   }
   if (!room(lines)) return false;
@@ -65,6 +66,7 @@ bool RingWriter::write(RecordKind kind, std::span<const std::byte> header, std::
                       static_cast<std::uint8_t>(extras.size()), 0, static_cast<std::uint32_t>(data.size())};
   publish(line, prefix);
   tail_ += lines;
+  tail_index_ = index + lines == view_.count ? 0 : index + lines;
   return true;
 }
 
@@ -75,13 +77,13 @@ std::uint64_t Record::extra(std::size_t i) const {
 }
 
 bool RingReader::ready() const noexcept {
-  std::byte* line = view_.lines + (head_ % view_.count) * cache_line;
+  std::byte* line = view_.lines + head_index_ * cache_line;
   return stamp_of(line).load(std::memory_order_acquire) == head_ + 1;
 }
 
 bool RingReader::peek(Record* record) {
   for (;;) {
-    const std::uint64_t index = head_ % view_.count;
+    const std::uint64_t index = head_index_;
     std::byte* line = view_.lines + index * cache_line;
     const std::uint64_t stamp = stamp_of(line).load(std::memory_order_acquire);
     if (stamp == 0) return false;
@@ -94,6 +96,7 @@ bool RingReader::peek(Record* record) {
     if (kind == RecordKind::padding) {
       stamp_of(line).store(0, std::memory_order_relaxed);
       head_ += view_.count - index;
+      head_index_ = 0;
       continue;
     }
     const std::size_t size = record_bytes(prefix.header_size, prefix.extra_words, prefix.bytes);
@@ -115,10 +118,11 @@ bool RingReader::peek(Record* record) {
 }
 
 void RingReader::consume(const Record& record) {
-  const std::uint64_t index = head_ % view_.count;
+  const std::uint64_t index = head_index_;
   for (std::uint64_t i = 0; i < record.lines; ++i)
     stamp_of(view_.lines + (index + i) * cache_line).store(0, std::memory_order_relaxed);
   head_ += record.lines;
+  head_index_ = index + record.lines == view_.count ? 0 : index + record.lines;
 }
 
 bool RingReader::publish() {

@@ -100,6 +100,7 @@ class RingWriter {
 
   RingView view_;
   std::uint64_t tail_ = 0;
+  std::uint64_t tail_index_ = 0;   // tail_ % count, kept without a division
   std::uint64_t cached_head_ = 0;  // the receiver's head as last read
 };
 
@@ -137,6 +138,7 @@ class RingReader {
  private:
   RingView view_;
   std::uint64_t head_ = 0;
+  std::uint64_t head_index_ = 0;  // head_ % count, kept without a division
   std::uint64_t published_ = 0;
 };
 

@@ -994,12 +994,14 @@ bool ShmTransport::progress() {
   // a system call); the flag stays set until a sender clears it.
   if (header_->asleep.load(std::memory_order_relaxed) != 0) return false;
   if (options_.arm_after.count() > 0) {
-    // The clock is read on every 8th idle round only.
-    if (idle_polls_++ == 0) {
+    // The clock is read on every 8th idle round only, the first time at the
+    // 8th: most waits of a busy exchange end sooner, and a clock read
+    // costs as much as a round.
+    if ((++idle_polls_ & 7) != 0) return false;
+    if (idle_polls_ == 8) {
       idle_since_ = std::chrono::steady_clock::now();
       return false;
     }
-    if ((idle_polls_ & 7) != 0) return false;
     if (std::chrono::steady_clock::now() - idle_since_ < options_.arm_after) return false;
   }
   idle_polls_ = 0;
