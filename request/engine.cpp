@@ -1285,8 +1285,11 @@ void EngineImpl::wait_until(const std::function<bool()>& done) {
     }
     if (yield_ && !sleeping) {
       // More ranks than cores: the rank we wait for may need this core.
-      // A yield may last a time slice, so the clock is read every round.
+      // A yield may last a time slice, so the clock is read every 4th
+      // round (not every round: most rounds after a yield find nothing,
+      // and their cost is what the other ranks of this core wait for).
       sched_yield();
+      if ((++idle_rounds & 3) != 0) continue;
     } else if (!sleeping && (++idle_rounds & 15) != 0) {
       continue;
     }
