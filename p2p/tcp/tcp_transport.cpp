@@ -33,6 +33,12 @@ const conf::Param<std::string> network_param{
     "tcp.network", "", "",
     "advertise the local address inside this IPv4 network (e.g. 10.9.0.0/24) instead of the host file's name",
     conf::Level::user};
+const conf::Param<bool> one_connection_param{
+    "tcp.one_connection", true, "",
+    "answer on the connection the peer opened, one connection per pair (a reply carries the acknowledgement of "
+    "its request: small-message latency); false = every process sends on connections it opened, one per direction "
+    "(on loopback, faster ping-pongs of large messages; p2p/README.md)",
+    conf::Level::tuner};
 const conf::Param<double> connect_timeout_param{
     "tcp.connect_timeout", 30.0, "seconds", "how long a connection to a peer may take before the job fails",
     conf::Level::tuner};
@@ -70,6 +76,7 @@ TcpOptions TcpOptions::from_configuration() {
   o.socket_buffer = read_param(socbuf_param);
   o.port_range = read_param(port_range_param);
   o.network = read_param(network_param);
+  o.one_connection = read_param(one_connection_param);
   double timeout = read_param(connect_timeout_param);
   if (timeout > 0) o.connect_timeout = std::chrono::milliseconds(static_cast<long long>(timeout * 1000));
   return o;
@@ -739,7 +746,8 @@ TcpTransport::Connection& TcpTransport::sending(int peer) {
   if (p.sending) {
     // Both of us connected at once: the higher rank moves to the lower's
     // connection (tcp_wire.hpp), so that replies carry the acknowledgements.
-    if (p.sending == p.outgoing && peer < context_.world_rank && p.incoming && p.incoming->open() &&
+    if (options_.one_connection && p.sending == p.outgoing && peer < context_.world_rank && p.incoming &&
+        p.incoming->open() &&
         !p.said_goodbye && !shutting_down_) {
       p.outgoing->send(FrameType::moved, {}, {}, 0);
       p.incoming->send(FrameType::switched, {}, {}, 0);
@@ -748,7 +756,7 @@ TcpTransport::Connection& TcpTransport::sending(int peer) {
     }
     return *p.sending;
   }
-  if (p.incoming && p.incoming->open())
+  if (options_.one_connection && p.incoming && p.incoming->open())
     p.sending = p.incoming;  // the peer opened one: answer on it
   else
     p.sending = open_outgoing(peer).shared_from_this();

@@ -26,6 +26,7 @@ struct TcpOptions {
   std::int64_t socket_buffer = 65536;  // 0: kernel autotuning
   std::string port_range;              // "start:end" or "" for any
   std::string network;                 // advertise the interface inside this prefix
+  bool one_connection = true;          // answer on the peer's connection (false: one per direction)
   std::chrono::milliseconds connect_timeout{30000};
   std::chrono::milliseconds hello_timeout{10000};
   std::chrono::milliseconds shutdown_timeout{10000};

@@ -49,11 +49,12 @@ struct Pair {
   Sink sink[2];
   std::unique_ptr<tcp::TcpTransport> t[2];
 
-  Pair() {
+  explicit Pair(bool one_connection = true) {
     for (int r = 0; r < 2; ++r) {
       TransportContext c{r, 2, 0x7c9c0001, &io[r], &sink[r]};
       tcp::TcpOptions o;
       o.network = "127.0.0.0/8";
+      o.one_connection = one_connection;
       t[r] = std::make_unique<tcp::TcpTransport>(c, o);
     }
     std::string e0 = t[0]->endpoint(), e1 = t[1]->endpoint();
@@ -178,4 +179,17 @@ TEST_CASE("tcp: two processes that connect at once move to one connection, in or
   }
   p.pump_until([&] { return p.sink[0].frames.size() == 70 && p.sink[1].frames.size() == 69; });
   CHECK(p.received(0) == range(0, 70));
+}
+
+TEST_CASE("tcp: with one_connection false each process sends on connections it opened", "[transport][tcp]") {
+  Pair p(false);
+  p.send(0, 1);
+  p.pump_until([&] { return p.sink[1].frames.size() == 1; });
+  for (std::uint32_t i = 2; i <= 20; ++i) p.send(1, i);
+  for (std::uint32_t i = 2; i <= 20; ++i) p.send(0, i);
+  p.pump_until([&] { return p.sink[0].frames.size() == 19 && p.sink[1].frames.size() == 20; });
+  CHECK(p.received(0) == range(2, 21));
+  CHECK(p.received(1) == range(1, 21));
+  CHECK_FALSE(p.t[0]->sends_on_peer_connection(1));
+  CHECK_FALSE(p.t[1]->sends_on_peer_connection(0));
 }
