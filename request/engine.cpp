@@ -1229,9 +1229,11 @@ bool EngineImpl::poll_round() {
   if (!polled_) {
     if (!worked || ++rounds_without_io_ >= io_poll_stride) {
       rounds_without_io_ = 0;
-      // One handler per round: poll() would ask epoll again after it, before
-      // the waiter sees the message the handler delivered.
-      worked = io_.poll_one() > 0 || worked;
+      // A waiter runs one handler per round: poll() would ask epoll again
+      // after it, before the waiter sees the message the handler delivered,
+      // and its next round comes at once.  A single call (MPI_Test) runs
+      // them all.
+      worked = (waiting_ ? io_.poll_one() : io_.poll()) > 0 || worked;
     }
   } else if (++rounds_without_io_ >= polled_io_stride_) {
     rounds_without_io_ = 0;
@@ -1252,6 +1254,12 @@ void EngineImpl::wait_until(const std::function<bool()>& done) {
   if (done()) return;
   if (in_progress_)
     throw MpiError(MPI_ERR_INTERN, "a blocking wait inside a progress callback would never finish");
+  struct Waiting {
+    bool& flag;
+    bool before;
+    explicit Waiting(bool& f) : flag(f), before(f) { flag = true; }
+    ~Waiting() { flag = before; }
+  } waiting(waiting_);
   using clock = std::chrono::steady_clock;
   const auto spin = std::chrono::microseconds(spin_);
   clock::time_point idle_since{};

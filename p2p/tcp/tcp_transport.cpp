@@ -765,8 +765,10 @@ TcpTransport::Connection& TcpTransport::sending(int peer) {
   if (p.sending) {
     // Both of us connected at once: the higher rank moves to the lower's
     // connection (tcp_wire.hpp), so that replies carry the acknowledgements.
-    if (options_.one_connection && p.sending == p.outgoing && peer < context_.world_rank && p.incoming &&
-        p.incoming->open() &&
+    // Only once our own connection is open: the peer then reads it (and
+    // would see it fail) while it holds the other at `switched`.
+    if (options_.one_connection && p.sending == p.outgoing && peer < context_.world_rank && p.outgoing->open() &&
+        p.incoming && p.incoming->open() &&
         !p.said_goodbye && !shutting_down_) {
       p.outgoing->send(FrameType::moved, {}, {}, 0);
       p.incoming->send(FrameType::switched, {}, {}, 0);

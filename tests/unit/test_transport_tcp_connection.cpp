@@ -61,11 +61,16 @@ struct Pair {
     t[0]->set_peer_endpoint(1, e1);
     t[1]->set_peer_endpoint(0, e0);
   }
-  ~Pair() {
+  // Goodbyes on every connection, the idle one after a move included: how
+  // long both took to finish (a missing goodbye shows as the transports'
+  // 10 s deadline).
+  std::chrono::steady_clock::duration shut_down() {
+    const auto start = std::chrono::steady_clock::now();
     for (auto& x : t) x->begin_shutdown();
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (!(t[0]->shutdown_complete() && t[1]->shutdown_complete()) && std::chrono::steady_clock::now() < deadline)
+    while (!(t[0]->shutdown_complete() && t[1]->shutdown_complete()) &&
+           std::chrono::steady_clock::now() - start < std::chrono::seconds(20))
       pump();
+    return std::chrono::steady_clock::now() - start;
   }
   void pump_rank(int r) {
     io[r].poll();
@@ -126,9 +131,12 @@ TEST_CASE("tcp: the answer goes back on the connection the asker opened", "[tran
   CHECK(p.received(other) == range(1, 3));
   CHECK_FALSE(p.t[first]->sends_on_peer_connection(other));
   CHECK(p.t[other]->sends_on_peer_connection(first));
+  CHECK(p.shut_down() < std::chrono::seconds(5));
 }
 
 TEST_CASE("tcp: two processes that connect at once move to one connection, in order", "[transport][tcp]") {
+  std::vector<std::byte> big(24 << 20);  // outlives the transports, which may still reference it
+  for (std::size_t i = 0; i < big.size(); ++i) big[i] = static_cast<std::byte>(i * 7 + 3);
   Pair p;
   // Both send before either has run: each opens a connection of its own.
   // Rank 1's last frame is too large to be written at once.
@@ -136,8 +144,6 @@ TEST_CASE("tcp: two processes that connect at once move to one connection, in or
     p.send(0, i);
     p.send(1, i);
   }
-  std::vector<std::byte> big(24 << 20);
-  for (std::size_t i = 0; i < big.size(); ++i) big[i] = static_cast<std::byte>(i * 7 + 3);
   auto status = p.send(1, 30, big, 77);
   CHECK_FALSE(p.t[0]->sends_on_peer_connection(1));
   CHECK_FALSE(p.t[1]->sends_on_peer_connection(0));
@@ -179,6 +185,7 @@ TEST_CASE("tcp: two processes that connect at once move to one connection, in or
   }
   p.pump_until([&] { return p.sink[0].frames.size() == 70 && p.sink[1].frames.size() == 69; });
   CHECK(p.received(0) == range(0, 70));
+  CHECK(p.shut_down() < std::chrono::seconds(5));
 }
 
 TEST_CASE("tcp: with one_connection false each process sends on connections it opened", "[transport][tcp]") {
@@ -192,4 +199,5 @@ TEST_CASE("tcp: with one_connection false each process sends on connections it o
   CHECK(p.received(1) == range(1, 21));
   CHECK_FALSE(p.t[0]->sends_on_peer_connection(1));
   CHECK_FALSE(p.t[1]->sends_on_peer_connection(0));
+  CHECK(p.shut_down() < std::chrono::seconds(5));
 }
