@@ -9,6 +9,15 @@
 
 #define MAX_SIZES 64
 
+/* The ping-pongs' rounds (impi_pingpong, tcp_pingpong): `budget` bytes over
+ * `per` bytes a round, 3 to 10000 (10000 when `per` is 0), and a tenth of
+ * them, 1 to 1000, as warm-up. */
+static inline int bench_rounds(long budget, long per) {
+  long q = per > 0 ? budget / per : 10000;
+  return q < 3 ? 3 : q > 10000 ? 10000 : (int)q;
+}
+static inline int bench_warmup(int rounds) { return rounds / 10 < 1 ? 1 : rounds / 10 > 1000 ? 1000 : rounds / 10; }
+
 /* "64k" -> 65536; *ok is 0 for anything that is not a non-negative number
  * with an optional suffix. */
 static long parse_bytes(const char *text, int *ok) {

@@ -50,7 +50,7 @@ static int stream_size(int rank, long n, int window, int iters, const unsigned c
   MPI_Request reqs[MAX_WINDOW];
   MPI_Status statuses[MAX_WINDOW]; /* not MPI_STATUSES_IGNORE: gcc 12 warns about MPICH's definition of it */
   double total = 0, best = 1e30;
-  const int warmup = iters / 10 < 1 ? 1 : iters / 10 > 1000 ? 1000 : iters / 10;
+  const int warmup = bench_warmup(iters);
   MPI_Barrier(MPI_COMM_WORLD);
   for (int it = -warmup; it < iters; ++it) { /* it < 0: warm-up */
     double t0 = MPI_Wtime();
@@ -152,16 +152,14 @@ int main(int argc, char **argv) {
     if (max >= 0 && n > max) continue;
     int iters = iters_fixed;
     if (!iters) {
-      long per = n * (stream ? window : 1);
-      long q = per > 0 ? budget / per : 10000;
-      iters = q < 3 ? 3 : q > 10000 ? 10000 : (int)q;
+      iters = bench_rounds(budget, n * (stream ? window : 1));
     }
     if (stream) {
       if (!stream_size(rank, n, window, iters, sbuf, rbuf)) ok = 0;
       continue;
     }
     double total = 0, best = 1e30;
-    const int warmup = iters / 10 < 1 ? 1 : iters / 10 > 1000 ? 1000 : iters / 10;
+    const int warmup = bench_warmup(iters);
     MPI_Barrier(MPI_COMM_WORLD);
     for (int it = -warmup; it < iters; ++it) { /* it < 0: warm-up */
       double t0 = MPI_Wtime();

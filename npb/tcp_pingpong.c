@@ -165,15 +165,14 @@ int main(int argc, char **argv) {
     if (max >= 0 && n > max) continue;
     int iters = iters_fixed;
     if (!iters) {
-      long q = n > 0 ? budget / n : 10000;
-      iters = q < 3 ? 3 : q > 10000 ? 10000 : (int)q;
+      iters = bench_rounds(budget, n);
     }
     double total = 0, best = 1e30;
     unsigned char token = 0;
     /* start together, as MPI_Barrier does in impi_pingpong */
     if (rank == 0) send_all(fd, &token, 1, who), recv_all(fd, &token, 1, who);
     else recv_all(fd, &token, 1, who), send_all(fd, &token, 1, who);
-    const int warmup = iters / 10 < 1 ? 1 : iters / 10 > 1000 ? 1000 : iters / 10;
+    const int warmup = bench_warmup(iters);
     for (int it = -warmup; it < iters; ++it) {
       double t0 = now();
       if (rank == 0) {

@@ -1233,7 +1233,7 @@ bool EngineImpl::poll_round() {
       // after it, before the waiter sees the message the handler delivered,
       // and its next round comes at once.  A single call (MPI_Test) runs
       // them all.
-      worked = (waiting_ ? io_.poll_one() : io_.poll()) > 0 || worked;
+      worked = (waiting_ > 0 ? io_.poll_one() : io_.poll()) > 0 || worked;
     }
   } else if (++rounds_without_io_ >= polled_io_stride_) {
     rounds_without_io_ = 0;
@@ -1254,12 +1254,7 @@ void EngineImpl::wait_until(const std::function<bool()>& done) {
   if (done()) return;
   if (in_progress_)
     throw MpiError(MPI_ERR_INTERN, "a blocking wait inside a progress callback would never finish");
-  struct Waiting {
-    bool& flag;
-    bool before;
-    explicit Waiting(bool& f) : flag(f), before(f) { flag = true; }
-    ~Waiting() { flag = before; }
-  } waiting(waiting_);
+  ProgressGuard waiting(waiting_);
   using clock = std::chrono::steady_clock;
   const auto spin = std::chrono::microseconds(spin_);
   clock::time_point idle_since{};

@@ -218,7 +218,7 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
   // minimum when the io_context had work (or the waiter starts yielding),
   // doubled up to the maximum each time it had none.
   std::uint32_t rounds_without_io_ = 0;
-  bool waiting_ = false;  // inside wait_until (poll mode): poll_round runs one io handler per round
+  int waiting_ = 0;  // waits in progress (poll mode; ProgressGuard): poll_round runs one io handler per round
   static constexpr std::uint32_t io_poll_stride = 4;
   static constexpr std::uint32_t polled_io_stride_min = 8;
   static constexpr std::uint32_t polled_io_stride_max = 128;
