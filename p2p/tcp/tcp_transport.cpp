@@ -842,11 +842,11 @@ SendStatus TcpTransport::send(int peer, std::span<const std::byte> header, std::
 
 bool TcpTransport::progress() {
   if (failure_) std::rethrow_exception(failure_);
-  if (!rearm_.empty()) {
-    std::vector<std::shared_ptr<Connection>> connections;
-    connections.swap(rearm_);
-    for (auto& c : connections) c->start_reading();
-  }
+  // start_reading() only starts an operation (its handler runs later), so
+  // it cannot add to rearm_ meanwhile; clear() keeps the vector's memory
+  // for the next message.
+  for (auto& c : rearm_) c->start_reading();
+  rearm_.clear();
   return false;  // the I/O itself runs in the io_context's handlers
 }
 
