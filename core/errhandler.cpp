@@ -136,15 +136,6 @@ std::string rank_for_messages() {
   return "0";
 }
 
-launcher::ControlClient* control_or_null() noexcept {
-  if (state() != State::initialized) return nullptr;
-  try {
-    return runtime().control.get();
-  } catch (...) {
-    return nullptr;
-  }
-}
-
 int clamp_exit_code(int code) noexcept {
   if (code >= 0 && code <= 255) return code;
   return 255;
@@ -249,7 +240,7 @@ void fatal_exit(int exit_code, const std::string& text) noexcept {
   // connections to the failed rank) are its consequences: printed here
   // only when mpirun cannot be told.
   bool told = false;
-  if (launcher::ControlClient* control = control_or_null()) {
+  if (launcher::ControlClient* control = control_client()) {
     try {
       told = control->abort(clamp_exit_code(exit_code), text, true);
     } catch (...) {
@@ -262,7 +253,7 @@ void fatal_exit(int exit_code, const std::string& text) noexcept {
 
 void abort_job(int exit_code, const std::string& message) noexcept {
   std::fflush(nullptr);
-  launcher::ControlClient* control = control_or_null();
+  launcher::ControlClient* control = control_client();
   if (!control) {
     std::fprintf(stderr, "gridmpi: %s\n", message.c_str());
     std::exit(exit_code);

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <numeric>
 #include <stdexcept>
 #include <thread>
@@ -38,6 +39,8 @@ namespace {
 // any time, also before the big lock is enabled.
 std::atomic<State> current_state{State::not_initialized};
 std::unique_ptr<Runtime> the_runtime;
+// The control connection while MPI_Init runs (the runtime is not published yet).
+launcher::ControlClient* init_control = nullptr;
 std::thread::id main_thread;
 JobLayout the_layout;
 
@@ -177,6 +180,11 @@ void require_initialized(const char* function) {
   throw MpiError(MPI_ERR_OTHER, "called before MPI_Init (call MPI_Init or MPI_Init_thread first)");
 }
 
+launcher::ControlClient* control_client() noexcept {
+  if (current_state == State::initialized) return the_runtime ? the_runtime->control.get() : nullptr;
+  return current_state == State::not_initialized ? init_control : nullptr;
+}
+
 bool is_main_thread() noexcept { return std::this_thread::get_id() == main_thread; }
 
 // on_exit handler of a process whose vendor MPI is open (mpirun -vendor):
@@ -227,6 +235,19 @@ int initialize(int required_thread_level, int* argc, char*** argv) {
   } catch (const std::exception& e) {
     throw MpiError(MPI_ERR_OTHER, fmt::format("cannot reach mpirun's control service: {}", e.what()));
   }
+  init_control = rt->control.get();
+  // A failure from here on ends the process (MPI_Init's errors are fatal):
+  // its cause goes to mpirun first (fatal_exit), with this process's
+  // transports still open.  Closing them while unwinding would make the
+  // local peers report this rank's disappearance, and mpirun could print
+  // that consequence instead of the cause.
+  struct KeepOnFailure {
+    std::unique_ptr<Runtime>& rt;
+    int uncaught = std::uncaught_exceptions();
+    ~KeepOnFailure() {
+      if (std::uncaught_exceptions() > uncaught) (void)rt.release();
+    }
+  } keep_on_failure{rt};
   std::uint64_t cookie = 0;
   int local_rank = 0;
   if (rt->control) {

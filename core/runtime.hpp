@@ -36,6 +36,10 @@ int initialize(int required_thread_level, int* argc, char*** argv);
 // MPI_Finalize's work: attribute delete callbacks on MPI_COMM_SELF (then
 // MPI_COMM_WORLD), a barrier on MPI_COMM_WORLD, engine and control shut-down.
 void finalize();
+// mpirun's control connection, from MPI_Init's first steps to MPI_Finalize
+// (so that a failing MPI_Init reports its cause to mpirun); null before and
+// after, and in a singleton (no mpirun).
+launcher::ControlClient* control_client() noexcept;
 // MPI_Is_thread_main: whether the calling thread is the one that called MPI_Init.
 bool is_main_thread() noexcept;
 
