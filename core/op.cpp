@@ -450,20 +450,26 @@ void Op::apply(const void* in, void* inout, int count, MPI_Datatype type) const 
     copy_typed(in, count, type, inout, count, type);
     return;
   }
-  check_op(handle, type);
-  if (count <= 0 || t.size == 0) return;
+  if (t.size == 0) return;
+  // check_op's verdict from the one kernel lookup the call needs.
   MPI_Datatype basic = t.reduction_basic;
+  if (basic == MPI_DATATYPE_NULL) undefined(handle, t);
   auto* a = static_cast<const std::byte*>(in);
   auto* b = static_cast<std::byte*>(inout);
   if (is_pair_type(basic)) {
     PairKernel k = pair_kernel_for(handle, basic);
+    if (!k) undefined(handle, t);
+    if (count <= 0) return;
     if (t.handle == basic) return k(a, b, static_cast<std::size_t>(count), false);
     staged(t, in, inout, count, datatype(basic).size,
            [k](const std::byte* x, std::byte* y, std::size_t n) { k(x, y, n, true); });
     return;
   }
   Kernel k = kernel_for(handle, basic);
-  std::size_t basic_size = datatype(basic).size;
+  if (!k) undefined(handle, t);
+  if (count <= 0) return;
+  // A predefined type is its own basic type.
+  std::size_t basic_size = t.handle == basic ? t.size : datatype(basic).size;
   if (t.contiguous) {
     std::size_t n = static_cast<std::size_t>(count) * t.size / basic_size;
     return k(a + t.true_lb, b + t.true_lb, n);

@@ -18,21 +18,21 @@ void MatchQueues::PostedList::erase(PointRequest* r) noexcept {
 }
 
 void MatchQueues::post(PointRequest* r) {
-  contexts_[r->context].posted.push_back(r);
+  queues(r->context).posted.push_back(r);
   r->posted = true;
 }
 
 bool MatchQueues::unpost(PointRequest* r) {
   if (!r->posted) return false;
-  contexts_[r->context].posted.erase(r);
+  queues(r->context).posted.erase(r);
   r->posted = false;
   return true;
 }
 
 PointRequest* MatchQueues::take_posted(const wire::Envelope& env) {
-  auto c = contexts_.find(env.context);
-  if (c == contexts_.end()) return nullptr;
-  auto& q = c->second.posted;
+  Queues* c = find_queues(env.context);
+  if (!c) return nullptr;
+  auto& q = c->posted;
   for (PointRequest* r = q.head; r; r = r->posted_next) {
     if (envelope_matches(r->peer, r->tag, env)) {
       q.erase(r);
@@ -45,13 +45,13 @@ PointRequest* MatchQueues::take_posted(const wire::Envelope& env) {
 
 void MatchQueues::add_unexpected(std::unique_ptr<UnexpectedMessage> m) {
   m->arrival = ++arrivals_;
-  contexts_[m->envelope.context].unexpected.push_back(std::move(m));
+  queues(m->envelope.context).unexpected.push_back(std::move(m));
 }
 
 std::unique_ptr<UnexpectedMessage> MatchQueues::take_unexpected(std::uint32_t context, int source, int tag) {
-  auto c = contexts_.find(context);
-  if (c == contexts_.end()) return nullptr;
-  auto& q = c->second.unexpected;
+  Queues* c = find_queues(context);
+  if (!c) return nullptr;
+  auto& q = c->unexpected;
   for (auto it = q.begin(); it != q.end(); ++it) {
     if (envelope_matches(source, tag, (*it)->envelope)) {
       auto m = std::move(*it);

@@ -24,6 +24,9 @@ inline bool envelope_matches(int want_source, int want_tag, const wire::Envelope
 
 class MatchQueues {
  public:
+  MatchQueues() = default;
+  MatchQueues(const MatchQueues&) = delete;  // the cached pointer
+  MatchQueues& operator=(const MatchQueues&) = delete;
   // Appends to the posted queue of r->context (r->tag, r->peer are the wanted tag and comm rank).
   void post(PointRequest* r);
   // Removes a posted receive (cancel); false when it is not posted any more.
@@ -60,7 +63,24 @@ class MatchQueues {
     PostedList posted;
     std::list<std::unique_ptr<UnexpectedMessage>> unexpected;
   };
+  // The queues of a context (created on first use; never erased, so the
+  // pointers stay valid).  One entry is cached: a run of messages on one
+  // communicator skips the hash.
+  Queues& queues(std::uint32_t context) {
+    if (cached_ && context == cached_context_) return *cached_;
+    cached_context_ = context;
+    return *(cached_ = &contexts_[context]);
+  }
+  Queues* find_queues(std::uint32_t context) noexcept {
+    if (cached_ && context == cached_context_) return cached_;
+    auto c = contexts_.find(context);
+    if (c == contexts_.end()) return nullptr;
+    cached_context_ = context;
+    return cached_ = &c->second;
+  }
   std::unordered_map<std::uint32_t, Queues> contexts_;
+  Queues* cached_ = nullptr;
+  std::uint32_t cached_context_ = 0;
   std::uint64_t arrivals_ = 0;
 };
 

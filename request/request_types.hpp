@@ -17,6 +17,33 @@ namespace gridmpi::request {
 
 struct PointRequest;
 
+// The payload of an unexpected message: short ones (the common case: a
+// message that arrives just before its receive is posted) inside the object,
+// longer ones on the heap.
+class PayloadBytes {
+ public:
+  static constexpr std::size_t inline_capacity = 128;
+  PayloadBytes() = default;
+  PayloadBytes(const PayloadBytes&) = delete;
+  PayloadBytes& operator=(const PayloadBytes&) = delete;
+  // The new contents are unspecified (the frame's payload is written there).
+  void resize(std::size_t n) {
+    if (n > inline_capacity) heap_ = std::make_unique_for_overwrite<std::byte[]>(n);
+    else heap_.reset();
+    size_ = n;
+  }
+  std::byte* data() noexcept { return heap_ ? heap_.get() : inline_; }
+  const std::byte* data() const noexcept { return heap_ ? heap_.get() : inline_; }
+  std::size_t size() const noexcept { return size_; }
+  operator std::span<std::byte>() noexcept { return {data(), size_}; }
+  operator std::span<const std::byte>() const noexcept { return {data(), size_}; }
+
+ private:
+  std::unique_ptr<std::byte[]> heap_;
+  std::size_t size_ = 0;
+  alignas(16) std::byte inline_[inline_capacity];
+};
+
 // A message that arrived before its receive was posted (or that a receive
 // matched while its payload is still arriving).
 struct UnexpectedMessage {
@@ -25,12 +52,16 @@ struct UnexpectedMessage {
   std::uint64_t size = 0;         // packed bytes of the whole message
   std::uint64_t sender_id = 0;
   int peer_world = -1;            // who sent it (for answers)
-  std::vector<std::byte> data;    // eager payload
+  PayloadBytes data;              // eager payload
   bool data_complete = false;     // all of `data` has arrived
   PointRequest* claimed_by = nullptr;  // a receive matched it before the data was complete
   std::uint64_t arrival = 0;      // arrival order (set by MatchQueues::add_unexpected)
   std::uint8_t flags = 0;         // wire::MessageHeader::flags
   std::uint16_t basic = 0;        // wire::MessageHeader::basic
+
+  // Recycled per thread, as PointRequests are (request_types.cpp).
+  static void* operator new(std::size_t size);
+  static void operator delete(void* p, std::size_t size) noexcept;
 };
 
 enum class PointRole : std::uint8_t { send, recv };

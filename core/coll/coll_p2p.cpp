@@ -41,6 +41,8 @@ request::Request* irecv(void* buf, int count, MPI_Datatype type, int source, int
 
 void send(const void* buf, int count, MPI_Datatype type, int dest, int tag, core::Comm& comm) {
   auto& e = engine();
+  // A short message goes out at once, without a request (MPI_Send's path).
+  if (e.send_now(buf, count, type, dest, tag, comm, comm.coll_context())) return;
   request::Request* r = e.isend(buf, count, type, dest, tag, comm, comm.coll_context(), request::SendMode::standard);
   if (!r->complete) e.wait_until([r] { return r->complete; });
   finish(e, r, nullptr);
@@ -59,13 +61,16 @@ void sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int des
   request::Request* rr = e.irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, comm.coll_context());
   request::Request* sr = nullptr;
   try {
-    sr = e.isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, comm.coll_context(), request::SendMode::standard);
+    // A short message goes out at once, without a request (MPI_Send's path).
+    if (!e.send_now(sendbuf, sendcount, sendtype, dest, sendtag, comm, comm.coll_context()))
+      sr = e.isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, comm.coll_context(),
+                   request::SendMode::standard);
   } catch (...) {
     if (e.cancel(rr)) e.release(rr);
     throw;
   }
-  e.wait_until([&] { return rr->complete && sr->complete; });
-  finish(e, sr, nullptr);
+  if (!rr->complete || (sr && !sr->complete)) e.wait_until([&] { return rr->complete && (!sr || sr->complete); });
+  if (sr) finish(e, sr, nullptr);
   finish(e, rr, status);
 }
 
