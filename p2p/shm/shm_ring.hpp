@@ -133,6 +133,13 @@ class RingReader {
   // asked to be woken for room (the caller rings its doorbell).
   bool publish();
   std::uint64_t unpublished() const noexcept { return head_ - published_; }
+  // The first word of the line at the head, and the stamp that means a
+  // record is published there (ready() compares the two): for callers that
+  // poll many rings from one compact array.
+  std::uint64_t* head_stamp() const noexcept {
+    return reinterpret_cast<std::uint64_t*>(view_.lines + head_index_ * cache_line);
+  }
+  std::uint64_t ready_stamp() const noexcept { return head_ + 1; }
   std::uint64_t capacity() const noexcept { return view_.count; }
 
  private:

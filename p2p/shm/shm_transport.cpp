@@ -167,6 +167,7 @@ struct ShmTransport::Incoming {
 struct ShmTransport::Peer {
   int rank = -1;
   pid_t pid = 0;
+  std::size_t receiver_index = 0;  // in receivers_ and watch_
 
   // Receiving: the ring from this peer, in our segment.
   void* rx_map = nullptr;
@@ -657,7 +658,9 @@ void ShmTransport::set_peer_endpoint(int peer, std::string_view endpoint) {
                                   options_.ring_size / cache_line});
   Peer& ref = *p;
   peers_[static_cast<std::size_t>(peer)] = std::move(p);
+  ref.receiver_index = receivers_.size();
   receivers_.push_back(&ref);
+  watch_.push_back({ref.reader.head_stamp(), ref.reader.ready_stamp()});
   if (!push_hello(ref)) pending_hellos_.push_back(&ref);
   log().debug("shm: rank {}: rank {} (pid {}) is on this host", context_.world_rank, peer, pid);
 }
@@ -834,6 +837,13 @@ bool ShmTransport::drain(Peer& p) {
     populate(p.rx_map, page_size + p.reader.capacity() * cache_line);
     p.rx_populated = true;
   }
+  // The head moves (also on a throw from an upcall): progress() must keep
+  // polling the line after it.
+  struct Rewatch {
+    std::vector<Watch>& watch;
+    const Peer& p;
+    ~Rewatch() { watch[p.receiver_index] = {p.reader.head_stamp(), p.reader.ready_stamp()}; }
+  } rewatch{watch_, p};
   Record r;
   int budget = records_per_round;
   bool worked = false;
@@ -953,8 +963,9 @@ bool ShmTransport::progress() {
     to_publish_.clear();
   }
   if (!senders_.empty()) worked = progress_sends() || worked;
-  for (Peer* p : receivers_)
-    if (p->reader.ready()) worked = drain(*p) || worked;
+  for (std::size_t i = 0; i < watch_.size(); ++i)
+    if (std::atomic_ref<std::uint64_t>(*watch_[i].stamp).load(std::memory_order_acquire) == watch_[i].ready)
+      worked = drain(*receivers_[i]) || worked;
   if (context_.progress == ProgressMode::thread) {
     // The progress thread sleeps in epoll as soon as this round ends: the
     // doorbell must always be armed.

@@ -124,6 +124,14 @@ class ShmTransport final : public Transport {
 
   std::vector<std::unique_ptr<Peer>> peers_;  // by world rank; null: not on this host
   std::vector<Peer*> receivers_;              // every local peer, polled by progress()
+  // receivers_[i]'s ring head (RingReader::head_stamp, ready_stamp), kept
+  // by drain(): progress() polls this array, a cache line for four peers,
+  // not every Peer (with more ranks than cores each poll starts cold).
+  struct Watch {
+    std::uint64_t* stamp;
+    std::uint64_t ready;
+  };
+  std::vector<Watch> watch_;
   std::vector<Peer*> senders_;                // local peers with sends in flight
   std::vector<Peer*> pending_hellos_;         // pushes the kernel refused for now (EAGAIN)
   std::vector<Peer*> to_publish_;             // poll mode: rings whose consumed lines progress() publishes next
