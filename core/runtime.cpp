@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <new>
 #include <numeric>
 #include <stdexcept>
 #include <thread>
@@ -241,13 +242,21 @@ int initialize(int required_thread_level, int* argc, char*** argv) {
   // transports still open.  Closing them while unwinding would make the
   // local peers report this rank's disappearance, and mpirun could print
   // that consequence instead of the cause.
+  //
+  // A multi-cluster job (mpirun -client): the IMPI start-up (below) gives
+  // the MPI_COMM_WORLD rank and size; the control service still numbers
+  // ranks inside this cluster.
+  std::shared_ptr<impi::Startup> impi_start;
   struct KeepOnFailure {
     std::unique_ptr<Runtime>& rt;
+    std::shared_ptr<impi::Startup>& impi;  // its listening socket, too
     int uncaught = std::uncaught_exceptions();
     ~KeepOnFailure() {
-      if (std::uncaught_exceptions() > uncaught) (void)rt.release();
+      if (std::uncaught_exceptions() <= uncaught) return;
+      (void)rt.release();
+      if (impi) (void)new (std::nothrow) std::shared_ptr<impi::Startup>(impi);
     }
-  } keep_on_failure{rt};
+  } keep_on_failure{rt, impi_start};
   std::uint64_t cookie = 0;
   int local_rank = 0;
   if (rt->control) {
@@ -255,10 +264,6 @@ int initialize(int required_thread_level, int* argc, char*** argv) {
     rt->world_size = rt->control->size();
     cookie = rt->control->job_cookie();
   }
-  // A multi-cluster job (mpirun -client): the IMPI start-up gives the
-  // MPI_COMM_WORLD rank and size; the control service still numbers ranks
-  // inside this cluster.
-  std::shared_ptr<impi::Startup> impi_start;
   if (rt->control && impi::started_as_client()) {
     impi_start = impi::join(*rt->control, local_rank);
     rt->world_rank = impi_start->my_rank;

@@ -902,7 +902,8 @@ p2p::Placement EngineImpl::on_frame_begin(int world, std::span<const std::byte> 
           placement.destination = std::span<std::byte>(recv_base(r), h.size);
         return placement;
       }
-      auto m = std::make_unique<UnexpectedMessage>();
+      // Default-initialised (not make_unique): the inline payload is not zeroed.
+      std::unique_ptr<UnexpectedMessage> m(new UnexpectedMessage);
       m->kind = kind;
       m->envelope = h.envelope;
       m->size = h.size;

@@ -68,8 +68,10 @@ class MatchQueues {
   // communicator skips the hash.
   Queues& queues(std::uint32_t context) {
     if (cached_ && context == cached_context_) return *cached_;
+    Queues& q = contexts_[context];  // may throw: the cache changes after it
+    cached_ = &q;
     cached_context_ = context;
-    return *(cached_ = &contexts_[context]);
+    return q;
   }
   Queues* find_queues(std::uint32_t context) noexcept {
     if (cached_ && context == cached_context_) return cached_;

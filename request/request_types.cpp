@@ -13,9 +13,9 @@ namespace {
 // small enough for the static TLS surplus that a dlopen()ed libmpi draws
 // from.  A thread's lists are emptied when it ends by Drain, a thread_local
 // touched once per thread, when the lists first keep something.
-template <class T>
+template <class T, int Capacity>
 struct FreeList {
-  static constexpr int capacity = 16;
+  static constexpr int capacity = Capacity;
   void* slots[capacity];
   int count;
   void drain() noexcept {
@@ -23,8 +23,8 @@ struct FreeList {
   }
 };
 
-__attribute__((tls_model("initial-exec"))) thread_local FreeList<PointRequest> free_requests;
-__attribute__((tls_model("initial-exec"))) thread_local FreeList<UnexpectedMessage> free_messages;
+__attribute__((tls_model("initial-exec"))) thread_local FreeList<PointRequest, 16> free_requests;
+__attribute__((tls_model("initial-exec"))) thread_local FreeList<UnexpectedMessage, 8> free_messages;
 __attribute__((tls_model("initial-exec"))) thread_local bool drain_armed;
 
 void arm_drain() {
@@ -39,15 +39,15 @@ void arm_drain() {
   drain_armed = true;
 }
 
-template <class T>
-void* take(FreeList<T>& f, std::size_t size) {
+template <class T, int N>
+void* take(FreeList<T, N>& f, std::size_t size) {
   if (size == sizeof(T) && f.count > 0) return f.slots[--f.count];
   return ::operator new(size);
 }
 
-template <class T>
-void give(FreeList<T>& f, void* p, std::size_t size) noexcept {
-  if (size == sizeof(T) && f.count < FreeList<T>::capacity) {
+template <class T, int N>
+void give(FreeList<T, N>& f, void* p, std::size_t size) noexcept {
+  if (size == sizeof(T) && f.count < N) {
     if (!drain_armed) {
       try {
         arm_drain();

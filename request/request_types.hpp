@@ -23,7 +23,7 @@ struct PointRequest;
 class PayloadBytes {
  public:
   static constexpr std::size_t inline_capacity = 128;
-  PayloadBytes() = default;
+  PayloadBytes() noexcept {}  // inline_ stays uninitialised (default-initialised owners)
   PayloadBytes(const PayloadBytes&) = delete;
   PayloadBytes& operator=(const PayloadBytes&) = delete;
   // The new contents are unspecified (the frame's payload is written there).
@@ -63,6 +63,8 @@ struct UnexpectedMessage {
   static void* operator new(std::size_t size);
   static void operator delete(void* p, std::size_t size) noexcept;
 };
+static_assert(alignof(UnexpectedMessage) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__,
+              "UnexpectedMessage::operator new returns malloc's alignment");
 
 enum class PointRole : std::uint8_t { send, recv };
 
