@@ -41,7 +41,7 @@ class PayloadBytes {
  private:
   std::unique_ptr<std::byte[]> heap_;
   std::size_t size_ = 0;
-  alignas(16) std::byte inline_[inline_capacity];
+  alignas(8) std::byte inline_[inline_capacity];
 };
 
 // A message that arrived before its receive was posted (or that a receive
