@@ -69,6 +69,7 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
              MPI_Status* status) override;
   bool cancel(Request* request) override;
   bool progress() override;
+  void rounds_are_slow() noexcept override { polled_io_stride_ = polled_io_stride_min; }
   void wait_until(const std::function<bool()>& done) override;
   void release(Request* request) override;
   Request* adopt(std::unique_ptr<Request> request) override;

@@ -91,6 +91,10 @@ class Engine {
 
   // Runs every transport once without blocking; returns true if any work was done.
   virtual bool progress() = 0;
+  // The caller's own polling loop (MPI_Test, MPI_Iprobe) gave its core or the
+  // big lock away between two progress() calls: rounds are slow, so poll
+  // mode asks the sockets again at its shortest stride.
+  virtual void rounds_are_slow() noexcept {}
   // Progresses until done() is true: spins a bounded number of rounds, then
   // sleeps on the transports' fds (or yields for fd-less transports).
   virtual void wait_until(const std::function<bool()>& done) = 0;

@@ -41,7 +41,9 @@ void set_empty_status(MPI_Status* status);
 // One progress round for a polling call (MPI_Test*, MPI_Iprobe, ...) that
 // found nothing complete; when the round did no work either, gives the core
 // away (sched_yield), so that a rank spinning on MPI_Test does not starve
-// the ranks it waits for when ranks outnumber cores.
+// the ranks it waits for when ranks outnumber cores.  Under
+// MPI_THREAD_MULTIPLE, with other threads waiting for the big lock, hands
+// the lock over to them instead.
 void poll_round();
 // For calls whose progress is inside the engine (probe): yields when the
 // call found nothing.
