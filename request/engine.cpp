@@ -395,10 +395,17 @@ Request* EngineImpl::add_to_table(std::unique_ptr<Request> r) {
 
 PointRequest* EngineImpl::create_point(PointRole role, const void* buf, int count, MPI_Datatype type, int rank,
                                        int tag, core::Comm* comm, std::uint32_t context, SendMode mode) {
-  if (count < 0) throw MpiError(MPI_ERR_COUNT, fmt::format("count {} is negative", count));
-  const core::Datatype& t = core::committed_datatype(type);
   auto owned = std::make_unique<PointRequest>();
   PointRequest* r = owned.get();
+  init_point(r, role, buf, count, type, rank, tag, comm, context, mode);
+  add_to_table(std::move(owned));
+  return r;
+}
+
+void EngineImpl::init_point(PointRequest* r, PointRole role, const void* buf, int count, MPI_Datatype type, int rank,
+                            int tag, core::Comm* comm, std::uint32_t context, SendMode mode) {
+  if (count < 0) throw MpiError(MPI_ERR_COUNT, fmt::format("count {} is negative", count));
+  const core::Datatype& t = core::committed_datatype(type);
   r->kind = role == PointRole::send ? RequestKind::send : RequestKind::recv;
   r->role = role;
   r->buf = buf;
@@ -414,10 +421,6 @@ PointRequest* EngineImpl::create_point(PointRole role, const void* buf, int coun
   if (comm) {
     r->comm = comm->handle;
     r->my_comm_rank = comm->rank;
-    // A communicator freed while this request is pending lives (and keeps
-    // its context) until the request is released.
-    core::comm_hold(*comm);
-    r->held_comm = comm;
     r->spans_clients = core::spans_clients(*comm);
     if (rank >= 0) {
       if (rank >= comm->peer_size())
@@ -426,10 +429,12 @@ PointRequest* EngineImpl::create_point(PointRole role, const void* buf, int coun
     } else {
       r->peer_world = rank;  // MPI_PROC_NULL or MPI_ANY_SOURCE
     }
+    // A communicator freed while this request is pending lives (and keeps
+    // its context) until the request is released.
+    core::comm_hold(*comm);
+    r->held_comm = comm;
   }
   if (!t.predefined) core::retain_datatype(type);
-  add_to_table(std::move(owned));
-  return r;
 }
 
 void EngineImpl::register_id(PointRequest* r) {
@@ -543,6 +548,38 @@ Request* EngineImpl::irecv(void* buf, int count, MPI_Datatype type, int source, 
     throw;
   }
   return r;
+}
+
+Request* EngineImpl::recv_start(void* buf, int count, MPI_Datatype type, int source, int tag, core::Comm& comm,
+                                std::uint32_t context) {
+  auto r = std::make_unique<PointRequest>();
+  init_point(r.get(), PointRole::recv, buf, count, type, source, tag, &comm, context, SendMode::standard);
+  try {
+    start_point(r.get());
+  } catch (...) {
+    detach_point(r.get());
+    throw;
+  }
+  return r.release();
+}
+
+void EngineImpl::recv_finish(Request* request) noexcept {
+  auto* r = static_cast<PointRequest*>(request);
+  try {
+    if (!r->complete && !r->posted) {
+      // The wait threw with the message matched and its data still on the
+      // way: whatever delivers it may name the request, so the engine keeps
+      // it (as if MPI_Request_free'd) until it completes.
+      r->freed = true;
+      add_to_table(std::unique_ptr<Request>(r));
+      return;
+    }
+    detach_point(r);
+    delete r;
+  } catch (...) {
+    // Out of memory, or a datatype table in trouble: the request is left
+    // behind (a transport may still name it) rather than freed half-way.
+  }
 }
 
 Request* EngineImpl::send_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, core::Comm& comm,
@@ -1157,16 +1194,24 @@ std::pair<void*, int> EngineImpl::buffer_detach() {
 
 // ---- request objects ------------------------------------------------------
 
+void EngineImpl::detach_point(PointRequest* r) {
+  if (r->posted) queues_.unpost(r);
+  if (r->cancel_pending) cancelling_.erase(r->message_id);
+  unregister_id(r);
+  if (r->type && !r->type->predefined) {
+    core::release_datatype(r->datatype);
+    r->type = nullptr;
+  }
+  r->message.reset();
+  if (core::Comm* held = r->held_comm) {
+    r->held_comm = nullptr;
+    core::comm_unhold(*held);  // may destroy a communicator freed meanwhile
+  }
+}
+
 void EngineImpl::release(Request* request) {
   if (auto* r = request->as_point()) {
-    if (r->posted) queues_.unpost(r);
-    if (r->cancel_pending) cancelling_.erase(r->message_id);
-    unregister_id(r);
-    if (r->type && !r->type->predefined) core::release_datatype(r->datatype);
-    if (core::Comm* held = r->held_comm) {
-      r->held_comm = nullptr;
-      core::comm_unhold(*held);  // may destroy a communicator freed meanwhile
-    }
+    detach_point(r);
   } else if (auto it = std::find(adopted_.begin(), adopted_.end(), request); it != adopted_.end()) {
     // Completed outside its poll function and freed before the next round.
     *it = adopted_.back();

@@ -65,6 +65,9 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
                  std::uint32_t context, SendMode mode) override;
   Request* irecv(void* buf, int count, MPI_Datatype type, int source, int tag, core::Comm& comm,
                  std::uint32_t context) override;
+  Request* recv_start(void* buf, int count, MPI_Datatype type, int source, int tag, core::Comm& comm,
+                      std::uint32_t context) override;
+  void recv_finish(Request* request) noexcept override;
   bool probe(int source, int tag, core::Comm& comm, std::uint32_t context, bool blocking,
              MPI_Status* status) override;
   bool cancel(Request* request) override;
@@ -159,6 +162,11 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
 
   PointRequest* create_point(PointRole role, const void* buf, int count, MPI_Datatype type, int rank,
                              int tag, core::Comm* comm, std::uint32_t context, SendMode mode);
+  // create_point's work but the request table.
+  void init_point(PointRequest* r, PointRole role, const void* buf, int count, MPI_Datatype type, int rank, int tag,
+                  core::Comm* comm, std::uint32_t context, SendMode mode);
+  // What release() undoes but the object's memory and its table entry.
+  void detach_point(PointRequest* r);
   void reset_for_start(PointRequest* r);
   void start_point(PointRequest* r);
   void start_send(PointRequest* s);

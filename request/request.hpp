@@ -78,6 +78,12 @@ class Engine {
                         std::uint32_t context) = 0;
   virtual Request* irecv(void* buf, int count, MPI_Datatype type, int source, int tag,
                          core::Comm& comm, std::uint32_t context) = 0;
+  // A blocking receive's request: irecv without a handle (nothing else can
+  // name it).  The caller waits for it, then must hand it to recv_finish(),
+  // also when the wait threw.
+  virtual Request* recv_start(void* buf, int count, MPI_Datatype type, int source, int tag, core::Comm& comm,
+                              std::uint32_t context) = 0;
+  virtual void recv_finish(Request* request) noexcept = 0;
   // Matching probe without receiving.  Returns true and fills status when a
   // matching message has arrived (blocking = wait for one).
   virtual bool probe(int source, int tag, core::Comm& comm, std::uint32_t context, bool blocking,

@@ -111,9 +111,7 @@ extern "C" int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source
   return api_call(comm, "MPI_Recv", [&] {
     core::require_initialized("MPI_Recv");
     core::Comm& c = pt2pt::check_recv(buf, count, datatype, source, tag, comm);
-    auto& engine = pt2pt::engine();
-    Request* r = engine.irecv(buf, count, datatype, source, tag, c, c.context_id);
-    pt2pt::wait_and_release(engine, r, status);
+    pt2pt::recv_blocking(pt2pt::engine(), buf, count, datatype, source, tag, c, c.context_id, status);
   });
 }
 GRIDMPI_WEAK(Recv)

@@ -134,6 +134,7 @@ std::string describe_failure(const request::Request& r) {
                          p->message_size, r.status.MPI_SOURCE, r.status.MPI_TAG, p->bytes);
     return "message truncated";
   }
+  if (r.handle == MPI_REQUEST_NULL) return fmt::format("the receive failed with error class {}", r.error);
   return fmt::format("request {} failed with error class {}", r.handle, r.error);
 }
 
@@ -176,6 +177,19 @@ void release_checked(request::Engine& engine, request::Request* r, MPI_Status* s
 void wait_and_release(request::Engine& engine, request::Request* r, MPI_Status* status) {
   if (!r->complete) engine.wait_until([r] { return r->complete; });
   release_checked(engine, r, status);
+}
+
+void recv_blocking(request::Engine& engine, void* buf, int count, MPI_Datatype type, int source, int tag,
+                   Comm& comm, std::uint32_t context, MPI_Status* status) {
+  request::Request* r = engine.recv_start(buf, count, type, source, tag, comm, context);
+  struct Finish {
+    request::Engine& engine;
+    request::Request* r;
+    ~Finish() { engine.recv_finish(r); }
+  } finish{engine, r};
+  if (!r->complete) engine.wait_until([r] { return r->complete; });
+  copy_status(status, r->status);
+  if (r->error != MPI_SUCCESS) throw MpiError(r->error, describe_failure(*r));
 }
 
 }  // namespace gridmpi::core::pt2pt

@@ -66,6 +66,10 @@ int finish(request::Engine& engine, MPI_Request* handle, MPI_Status* status, std
 // Waits for a request the caller created, copies its status, releases it and
 // throws MpiError when it failed.
 void wait_and_release(request::Engine& engine, request::Request* r, MPI_Status* status);
+// MPI_Recv after its checks: its request has no handle and no table entry,
+// which keeps a ping-pong's completion short.
+void recv_blocking(request::Engine& engine, void* buf, int count, MPI_Datatype type, int source, int tag,
+                   Comm& comm, std::uint32_t context, MPI_Status* status);
 void release_checked(request::Engine& engine, request::Request* r, MPI_Status* status);
 
 // Like api_call, but the communicator whose error handler runs is decided
