@@ -83,6 +83,9 @@ bool RingReader::ready() const noexcept {
 
 bool RingReader::peek(Record* record) {
   for (;;) {
+    // Every line consumed and none given back yet (after a padding record):
+    // the line at the head still holds its old stamp, and nothing new.
+    if (head_ - published_ >= view_.count) return false;
     const std::uint64_t index = head_index_;
     std::byte* line = view_.lines + index * cache_line;
     const std::uint64_t stamp = stamp_of(line).load(std::memory_order_acquire);
@@ -94,7 +97,6 @@ bool RingReader::peek(Record* record) {
       throw MpiError(MPI_ERR_INTERN, fmt::format("shm: corrupted ring: line {} holds stamp {} kind {}, expected stamp {}",
                                                  index, stamp, prefix.kind, head_ + 1));
     if (kind == RecordKind::padding) {
-      stamp_of(line).store(0, std::memory_order_relaxed);
       head_ += view_.count - index;
       head_index_ = 0;
       continue;
@@ -118,15 +120,19 @@ bool RingReader::peek(Record* record) {
 }
 
 void RingReader::consume(const Record& record) {
-  const std::uint64_t index = head_index_;
-  for (std::uint64_t i = 0; i < record.lines; ++i)
-    stamp_of(view_.lines + (index + i) * cache_line).store(0, std::memory_order_relaxed);
   head_ += record.lines;
-  head_index_ = index + record.lines == view_.count ? 0 : index + record.lines;
+  head_index_ = head_index_ + record.lines == view_.count ? 0 : head_index_ + record.lines;
 }
 
 bool RingReader::publish() {
   if (head_ == published_) return false;
+  // The stamps of the lines given back are cleared here, not when they are
+  // consumed: a store to the line just read (which the sender still holds)
+  // would go out before the stores of our answer, and delay it.
+  for (std::uint64_t n = head_ - published_; n > 0; --n) {
+    stamp_of(view_.lines + published_index_ * cache_line).store(0, std::memory_order_relaxed);
+    if (++published_index_ == view_.count) published_index_ = 0;
+  }
   published_ = head_;
   // Sequentially consistent against the sender's space_wanted store and head
   // load (RingWriter::room): either it sees our head or we see its request.

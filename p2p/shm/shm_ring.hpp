@@ -9,8 +9,8 @@
 // the record's position (in lines, counted from the ring's creation) plus
 // one, written last with release order; the receiver polls the stamp of the
 // line at its head, so one cache line carries both "there is a message" and
-// a small message itself.  After consuming a record the receiver zeroes the
-// first word of each of its lines: stale payload bytes can never look like
+// a small message itself.  Before giving consumed lines back the receiver
+// zeroes the first word of each: stale payload bytes can never look like
 // a stamp, and nobody has to clear a ring in advance.  See p2p/shm/README.md.
 #pragma once
 #include <atomic>
@@ -127,10 +127,11 @@ class RingReader {
   // Throws MpiError when the line holds something that cannot be a record
   // (a corrupted ring).
   bool peek(Record* record);
-  // Gives the record's lines back (zeroes their stamps); published later.
+  // Moves past the record; its lines go back to the sender at publish().
   void consume(const Record& record);
-  // Makes the consumed lines visible to the sender; true when the sender
-  // asked to be woken for room (the caller rings its doorbell).
+  // Zeroes the stamps of the consumed lines and makes them visible to the
+  // sender; true when the sender asked to be woken for room (the caller
+  // rings its doorbell).
   bool publish();
   std::uint64_t unpublished() const noexcept { return head_ - published_; }
   // The first word of the line at the head, and the stamp that means a
@@ -147,6 +148,7 @@ class RingReader {
   std::uint64_t head_ = 0;
   std::uint64_t head_index_ = 0;  // head_ % count, kept without a division
   std::uint64_t published_ = 0;
+  std::uint64_t published_index_ = 0;  // published_ % count
 };
 
 }  // namespace gridmpi::p2p::shm
