@@ -121,8 +121,13 @@ def one_cluster_fails(env):
     expect_one_line(results[1], "rank 0 published a malformed IMPI address")
     # Cluster 0 may be anywhere before the server's DONE when the server
     # ends the job: the line names the server closing and another cluster.
-    line = expect_one_line(results[0], "mpirun: impi-server closed the connection")
-    check("another cluster" in line, line)
+    # Under load it may not have connected yet: the server has ended and
+    # refuses it (seen once in CI).
+    line = expect_one_line(results[0], "mpirun: ")
+    if "cannot reach impi-server" in line:
+        check("Connection refused" in line, line)
+    else:
+        check("impi-server closed the connection" in line and "another cluster" in line, line)
     check(results[0].returncode == 255 and results[1].returncode == 255,
           f"exits {results[0].returncode} {results[1].returncode}")
     check(elapsed < 15, f"took {elapsed:.1f} s")

@@ -107,6 +107,35 @@ TEST_CASE("shm ring: a full ring refuses, asks for room, and takes again once re
   CHECK_FALSE(reader.publish());  // nothing consumed since
 }
 
+TEST_CASE("shm ring: after a padding record the reader stops at its own lines not yet given back", "[shm]") {
+  TestRing ring(64);
+  RingWriter writer(ring.view);
+  RingReader reader(ring.view);
+  auto eight = bytes(8 * cache_line - sizeof(RecordPrefix), 3);  // 8 lines
+  auto nine = bytes(9 * cache_line - sizeof(RecordPrefix), 4);   // 9 lines
+  for (int i = 0; i < 7; ++i) REQUIRE(writer.write(RecordKind::message, {}, {}, eight));
+  // 56 lines used: the 9-line record pads the last 8 lines, then finds no room.
+  CHECK_FALSE(writer.write(RecordKind::message, {}, {}, nine));
+  Record r;
+  for (int i = 0; i < 7; ++i) {
+    REQUIRE(reader.peek(&r));
+    reader.consume(r);
+  }
+  // Past the padding the head is line 0 again, which still holds the first
+  // record's stamp (stamps are cleared when lines are given back): nothing
+  // is there, and nothing is corrupted.
+  CHECK(ring.stamp_word(0) == 1);
+  CHECK_FALSE(reader.peek(&r));
+  CHECK(reader.unpublished() == 64);
+  reader.publish();
+  for (std::uint64_t i = 0; i < ring.view.count; ++i) CHECK(ring.stamp_word(i) == 0);
+  REQUIRE(writer.write(RecordKind::message, {}, {}, nine));
+  REQUIRE(reader.peek(&r));
+  CHECK(std::vector<std::byte>(r.data.begin(), r.data.end()) == nine);
+  reader.consume(r);
+  CHECK_FALSE(reader.peek(&r));
+}
+
 TEST_CASE("shm ring: limits and corruption are errors", "[shm]") {
   TestRing ring(64);
   RingWriter writer(ring.view);
