@@ -132,6 +132,11 @@ class EventGate {
   virtual ~EventGate() = default;
   virtual void enter() = 0;
   virtual void leave() noexcept = 0;
+  // True while an application thread polls the transports itself (a wait
+  // on an oversubscribed host): a transport need not arm its wake-up for
+  // the progress thread then; the poller arms it (a round with this false)
+  // before it sleeps.  Read under the lock.
+  virtual bool application_polling() const noexcept { return false; }
 };
 
 // RAII for EventGate; a null gate (poll mode) costs one branch.

@@ -141,6 +141,8 @@ EngineImpl::EngineImpl(int world_rank, int world_size, std::uint64_t job_cookie,
   proto_info_ = read_param(proto_info_param);
   yield_ = mode_ == p2p::ProgressMode::poll && (options.yield ? *options.yield : yield_when_idle_setting());
   if (yield_ && !options.spin) spin_ = read_param(yield_spin_param);
+  if (mode_ == p2p::ProgressMode::thread && (options.yield ? *options.yield : yield_when_idle_setting()))
+    thread_yield_spin_ = read_param(yield_spin_param);
   if (spin_ < 0)
     throw MpiError(MPI_ERR_OTHER, fmt::format("{} is {}; use 0 or more microseconds",
                                               yield_ && !options.spin ? "progress.yield_spin" : "progress.spin", spin_));
@@ -1504,15 +1506,75 @@ void EngineImpl::thread_mode_wait(const std::function<bool()>& done) {
     Waiter* w;
     ~Unlist() { std::erase(list, w); }
   } unlist{waiters_, &me};
+  if (thread_yield_spin_ > 0) {
+    // More ranks than cores: poll, giving the core away between rounds, for
+    // a while before sleeping; meanwhile the transports do not wake the
+    // progress thread (its wake-up and ours would cost two context switches
+    // per message).
+    struct Polling {
+      int& count;
+      explicit Polling(int& c) : count(c) { ++count; }
+      ~Polling() { --count; }
+    };
+    bool finished = false;
+    {
+      Polling polling(application_pollers_);
+      const auto spin_end = std::chrono::steady_clock::now() + std::chrono::microseconds(thread_yield_spin_);
+      for (unsigned rounds = 1;; ++rounds) {
+        thread_mode_progress(false);
+        if (done()) {
+          finished = true;
+          break;
+        }
+        if ((rounds & 3) == 0 && std::chrono::steady_clock::now() >= spin_end) break;
+        if (lock.contended())
+          lock.yield_to_waiters();
+        else
+          sched_yield();
+      }
+    }
+    if (finished) {
+      // The transports' wake-ups stay unarmed for now: the application
+      // usually calls again within microseconds (a collective's next step),
+      // and every armed wake-up would cost a switch to the progress thread.
+      // The timer arms them if it does not, so the progress thread carries
+      // on while the application computes.
+      if (application_pollers_ == 0) {
+        if (waiters_.size() > 1) {
+          // Another thread sleeps in a wait: arm now, its message may come.
+          thread_mode_progress(false);
+        } else {
+          last_poll_exit_ = std::chrono::steady_clock::now();
+          if (!rearm_pending_) schedule_rearm();
+        }
+      }
+      return;
+    }
+  }
   for (;;) {
     // The cheap engine-side work (also done by every round of the progress
     // thread), then the check; both under the lock, so no completion can
-    // slip between the check and the sleep.
+    // slip between the check and the sleep.  (After polling: the first
+    // round arms the transports' wake-ups again.)
     thread_mode_progress(false);
     if (done()) return;
     me.ready = false;
     lock.wait(me.cv, thread_wait_slice, me.ready);
   }
+}
+
+void EngineImpl::schedule_rearm() {
+  rearm_pending_ = true;
+  rearm_timer_.expires_at(last_poll_exit_ + rearm_delay);
+  rearm_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec) return;
+    // Under the gate; leaving it runs a round of the fd transports, which
+    // arms their wake-ups when no application thread polls.
+    p2p::GateScope gate(this);
+    rearm_pending_ = false;
+    if (application_pollers_ == 0 && std::chrono::steady_clock::now() - last_poll_exit_ < rearm_delay)
+      schedule_rearm();  // a waiter polled and left again meanwhile
+  });
 }
 
 void EngineImpl::check_waiters() noexcept {

@@ -23,8 +23,10 @@ const conf::ChoiceParam mode_param{
 const conf::ChoiceParam yield_param{
     "progress.yield", "auto", {"auto", "on", "off"},
     "poll mode: give the core away (sched_yield) in every idle round before sleeping, so that the "
-    "rank being waited for runs sooner; auto = when this host runs more of the job's ranks than it "
-    "has cores for them (oversubscribed), on = always, off = never",
+    "rank being waited for runs sooner; thread mode: a wait polls and yields so before it sleeps, and "
+    "the progress thread is woken only once the application has left MPI for a while; auto = when "
+    "this host runs more of the job's ranks than it has cores for them (oversubscribed), on = always, "
+    "off = never",
     conf::Level::tuner};
 
 // mpirun's count of this host's ranks (0 when it did not say).

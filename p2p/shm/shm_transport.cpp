@@ -968,7 +968,9 @@ bool ShmTransport::progress() {
       worked = drain(*receivers_[i]) || worked;
   if (context_.progress == ProgressMode::thread) {
     // The progress thread sleeps in epoll as soon as this round ends: the
-    // doorbell must always be armed.
+    // doorbell must be armed, unless an application thread polls (it arms
+    // it before it sleeps).
+    if (context_.gate && context_.gate->application_polling()) return worked;
     if (arm()) ring_self();
     return worked;
   }
