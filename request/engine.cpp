@@ -236,6 +236,7 @@ void EngineImpl::set_peer_endpoints(const std::vector<std::string>& endpoints) {
         if (name == t->name()) t->set_peer_endpoint(r, one);
     }
   }
+  choose_io_stride();
   // Thread mode: wired up, the progress threads may start.
   if (mode_ == p2p::ProgressMode::thread) start_progress_threads();
 }
@@ -245,6 +246,18 @@ void EngineImpl::wait_ready() {
     return std::all_of(transports_.begin(), transports_.end(), [](const auto& t) { return t->ready(); });
   });
   progress();  // a transport that is "ready" because it failed reports it here, inside MPI_Init
+  choose_io_stride();  // the IMPI transport reaches the other clusters now
+}
+
+void EngineImpl::choose_io_stride() {
+  // Is any peer reached through an fd (select_transport's choice)?
+  bool fd_peer = false;
+  for (int r = 0; r < size_ && !fd_peer; ++r) {
+    if (r == rank_) continue;
+    p2p::Capabilities caps;
+    fd_peer = !best_transport(r, &caps) || (caps.can_block && !caps.polled);
+  }
+  polled_io_stride_cap_ = fd_peer ? polled_io_stride_max : polled_io_stride_quiet;
 }
 
 EngineImpl::Peer& EngineImpl::peer(int world) {
@@ -255,17 +268,22 @@ EngineImpl::Peer& EngineImpl::peer(int world) {
   return p;
 }
 
-void EngineImpl::select_transport(int world, Peer& p) {
+p2p::Transport* EngineImpl::best_transport(int world, p2p::Capabilities* best_caps) const {
   p2p::Transport* best = nullptr;
-  p2p::Capabilities best_caps;
   for (const auto& t : transports_) {
     if (!t->reachable(world)) continue;
     auto caps = t->capabilities();
-    if (!best || caps.latency_us < best_caps.latency_us) {
+    if (!best || caps.latency_us < best_caps->latency_us) {
       best = t.get();
-      best_caps = caps;
+      *best_caps = caps;
     }
   }
+  return best;
+}
+
+void EngineImpl::select_transport(int world, Peer& p) {
+  p2p::Capabilities best_caps;
+  p2p::Transport* best = best_transport(world, &best_caps);
   if (!best)
     throw MpiError(MPI_ERR_OTHER,
                    fmt::format("rank {}: no transport reaches rank {} (was its endpoint published?)", rank_, world));
@@ -1271,9 +1289,10 @@ bool EngineImpl::poll_round() {
   // waiting thread repeats without pause:
   // asked every polled_io_stride_min rounds while it has work, the stride
   // doubling up to polled_io_stride_max (some 10 us of rounds) while it has
-  // none, so that a vendor ping-pong is not slowed by epoll_wait (it was a
-  // twentieth of its time at every 32nd round) and a socket that becomes
-  // busy is soon asked often again.
+  // none (polled_io_stride_quiet when no peer is reached through an fd), so
+  // that a vendor ping-pong is not slowed by epoll_wait (it was a twentieth
+  // of its time at every 32nd round) and a socket that becomes busy is soon
+  // asked often again.
   if (!polled_) {
     if (!worked || ++rounds_without_io_ >= io_poll_stride) {
       rounds_without_io_ = 0;
@@ -1288,7 +1307,7 @@ bool EngineImpl::poll_round() {
     if (io_.poll() > 0) {
       worked = true;
       polled_io_stride_ = polled_io_stride_min;
-    } else if (polled_io_stride_ < polled_io_stride_max) {
+    } else if (polled_io_stride_ < polled_io_stride_cap_) {
       polled_io_stride_ *= 2;
     }
   }

@@ -136,7 +136,11 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
   };
 
   Peer& peer(int world);
+  // The transport with the lowest latency that reaches `world`, or null.
+  p2p::Transport* best_transport(int world, p2p::Capabilities* caps) const;
   void select_transport(int world, Peer& p);
+  // Sets polled_io_stride_cap_ from the transports the peers will use.
+  void choose_io_stride();
   void send_frame(int peer, std::span<const std::byte> header, std::span<const std::byte> payload,
                   PointRequest* owner);
   bool drain_pending();
@@ -245,6 +249,12 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
   // call at 200 us, 60 at 1 ms, 33 at 5 ms; 300 when arming at once).
   static constexpr std::chrono::microseconds rearm_delay{5000};
   static constexpr std::uint32_t polled_io_stride_max = 128;
+  // The maximum when no peer is reached through an fd (every other rank is
+  // on shm or the vendor transport): the io_context then only serves the
+  // doorbell, which a spinning waiter does not need, and the job's control
+  // connections; some hundreds of microseconds of rounds.
+  static constexpr std::uint32_t polled_io_stride_quiet = 4096;
+  std::uint32_t polled_io_stride_cap_ = polled_io_stride_max;
   std::uint32_t polled_io_stride_ = polled_io_stride_min;
   int in_progress_ = 0;
   bool shut_down_ = false;
