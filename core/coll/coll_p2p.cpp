@@ -18,16 +18,29 @@ request::Engine& engine() {
   return *rt.engine;
 }
 
-// Copies the status, frees the request, and turns a failure into an exception.
-void finish(request::Engine& e, request::Request* r, MPI_Status* status) {
-  if (status) *status = r->status;
-  int error = r->error;
-  MPI_Status s = r->status;
-  e.release(r);
+// Throws for a failed request (its status names the peer and tag).
+void throw_if_failed(int error, const MPI_Status& s) {
   if (error != MPI_SUCCESS)
     throw MpiError(error, fmt::format("collective message from rank {} (internal tag {}) failed with error class {}",
                                       s.MPI_SOURCE, s.MPI_TAG, error));
 }
+
+// Copies the status, frees the request, and turns a failure into an exception.
+void finish(request::Engine& e, request::Request* r, MPI_Status* status) {
+  if (status) *status = r->status;
+  const int error = r->error;
+  const MPI_Status s = r->status;
+  e.release(r);
+  throw_if_failed(error, s);
+}
+
+// A receive without a request handle (Engine::recv_start): recv_finish() on
+// every way out.
+struct ReceiveScope {
+  request::Engine& e;
+  request::Request* r;
+  ~ReceiveScope() { e.recv_finish(r); }
+};
 
 }  // namespace
 
@@ -50,15 +63,16 @@ void send(const void* buf, int count, MPI_Datatype type, int dest, int tag, core
 
 void recv(void* buf, int count, MPI_Datatype type, int source, int tag, core::Comm& comm, MPI_Status* status) {
   auto& e = engine();
-  request::Request* r = e.irecv(buf, count, type, source, tag, comm, comm.coll_context());
-  if (!r->complete) e.wait_until([r] { return r->complete; });
-  finish(e, r, status);
+  ReceiveScope rr{e, e.recv_start(buf, count, type, source, tag, comm, comm.coll_context())};
+  if (!rr.r->complete) e.wait_until([r = rr.r] { return r->complete; });
+  if (status) *status = rr.r->status;
+  throw_if_failed(rr.r->error, rr.r->status);
 }
 
 void sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
               int recvcount, MPI_Datatype recvtype, int source, int recvtag, core::Comm& comm, MPI_Status* status) {
   auto& e = engine();
-  request::Request* rr = e.irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, comm.coll_context());
+  ReceiveScope rr{e, e.recv_start(recvbuf, recvcount, recvtype, source, recvtag, comm, comm.coll_context())};
   request::Request* sr = nullptr;
   try {
     // A short message goes out at once, without a request (MPI_Send's path).
@@ -66,12 +80,14 @@ void sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int des
       sr = e.isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, comm.coll_context(),
                    request::SendMode::standard);
   } catch (...) {
-    if (e.cancel(rr)) e.release(rr);
+    e.cancel(rr.r);  // not matched yet: gone; matched: recv_finish keeps it until its data is in
     throw;
   }
-  if (!rr->complete || (sr && !sr->complete)) e.wait_until([&] { return rr->complete && (!sr || sr->complete); });
+  request::Request* r = rr.r;
+  if (!r->complete || (sr && !sr->complete)) e.wait_until([&] { return r->complete && (!sr || sr->complete); });
   if (sr) finish(e, sr, nullptr);
-  finish(e, rr, status);
+  if (status) *status = r->status;
+  throw_if_failed(r->error, r->status);
 }
 
 void wait_all(std::span<request::Request*> requests) {
