@@ -58,8 +58,13 @@ nb::Task local_reduce(const void* sendbuf, TypedBuffer& result, int count, MPI_D
   const int low = lowbit_of(r, p);
   // Children r+1, r+2, r+4, ... hold the reductions of ranks [r+m, r+2m),
   // each following the previous: combine them in that order, mine first.
+  // Reserved: a receive is posted into each element as it is added (a
+  // short buffer's bytes are inline and would move with a reallocation).
   std::vector<TypedBuffer> partial;
   std::vector<request::Request*> recvs;
+  int children = 0;
+  for (int m = 1; m < low && r + m < p; m <<= 1) ++children;
+  partial.reserve(static_cast<std::size_t>(children));
   for (int m = 1; m < low && r + m < p; m <<= 1) {
     partial.emplace_back(count, type);
     recvs.push_back(coll::irecv(partial.back().get(), count, type, r + m, tag, lc));

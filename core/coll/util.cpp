@@ -17,7 +17,7 @@ Shape shape(MPI_Datatype type) {
 }
 
 Bytes::Bytes(std::size_t n) : size_(n) {
-  if (n > 0) data_ = std::make_unique_for_overwrite<std::byte[]>(n);
+  if (n > inline_size) heap_ = std::make_unique_for_overwrite<std::byte[]>(n);
 }
 
 TypedBuffer::TypedBuffer(int count, MPI_Datatype type) {
