@@ -101,6 +101,11 @@ class FrameSink {
   virtual Placement on_frame_begin(int peer, std::span<const std::byte> header,
                                    std::size_t payload_size) = 0;
   virtual void on_frame_end(int peer, std::uint64_t token, std::span<const std::byte> payload) = 0;
+  // A frame whose whole payload is at hand: on_frame_begin, the payload
+  // copied to the placement's destination (if it names one), on_frame_end.
+  // Sinks may deliver such frames more directly (request/: an eager message
+  // that a posted receive matches goes straight to its buffer).
+  virtual void on_frame(int peer, std::span<const std::byte> header, std::span<const std::byte> payload);
   // A send that returned in_flight is finished; its payload may be reused.
   virtual void on_send_complete(int peer, std::uint64_t token) = 0;
 };

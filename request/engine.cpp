@@ -260,7 +260,7 @@ void EngineImpl::choose_io_stride() {
   polled_io_stride_cap_ = fd_peer ? polled_io_stride_max : polled_io_stride_quiet;
 }
 
-EngineImpl::Peer& EngineImpl::peer(int world) {
+EngineImpl::Peer& EngineImpl::first_use(int world) {
   if (world < 0 || world >= size_)
     throw MpiError(MPI_ERR_RANK, fmt::format("world rank {} outside 0..{}", world, size_ - 1));
   Peer& p = peers_[world];
@@ -927,16 +927,8 @@ p2p::Placement EngineImpl::on_frame_begin(int world, std::span<const std::byte> 
     case wire::Kind::sync_eager:
     case wire::Kind::rts: {
       auto h = wire::MessageHeader::decode(header);
-      if (kind != wire::Kind::rts && payload_size != h.size)
-        throw MpiError(MPI_ERR_INTERN, fmt::format("rank {}: eager frame from rank {} announces {} bytes, carries {}",
-                                                   rank_, world, h.size, payload_size));
-      if (PointRequest* r = queues_.take_posted(h.envelope)) {
-        r->peer_world = world;
-        r->status.MPI_SOURCE = h.envelope.source;
-        r->status.MPI_TAG = h.envelope.tag;
-        r->message_size = h.size;
-        prepare_receive(r, world, h.flags);
-        if ((h.flags & wire::flag_native_basic) && r->datatype == MPI_PACKED) r->native_basic = h.basic;
+      if (kind != wire::Kind::rts) check_eager_size(world, h, payload_size);
+      if (PointRequest* r = match_posted(world, h)) {
         if (kind == wire::Kind::rts) {
           accept_rendezvous(r, world, h.sender_id, h.size);
           if (payload_size == 0) return {};
@@ -959,25 +951,7 @@ p2p::Placement EngineImpl::on_frame_begin(int world, std::span<const std::byte> 
           placement.destination = std::span<std::byte>(recv_base(r), h.size);
         return placement;
       }
-      // Default-initialised (not make_unique): the inline payload is not zeroed.
-      std::unique_ptr<UnexpectedMessage> m(new UnexpectedMessage);
-      m->kind = kind;
-      m->envelope = h.envelope;
-      m->size = h.size;
-      m->sender_id = h.sender_id;
-      m->peer_world = world;
-      m->flags = h.flags;
-      m->basic = h.basic;
-      p2p::Placement placement;
-      if (payload_size > 0) {  // eager data, or an rts's first fragment
-        m->data.resize(payload_size);
-        placement.destination = m->data;
-        placement.token = make_token(m.get(), token_unexpected);
-      } else {
-        m->data_complete = true;
-      }
-      queues_.add_unexpected(std::move(m));
-      return placement;
+      return queue_unexpected(world, h, payload_size, nullptr);
     }
     case wire::Kind::cts: {
       auto h = wire::CtsHeader::decode(header);
@@ -1023,6 +997,65 @@ p2p::Placement EngineImpl::on_frame_begin(int world, std::span<const std::byte> 
       return {};
   }
   return {};
+}
+
+void EngineImpl::check_eager_size(int world, const wire::MessageHeader& h, std::size_t payload_size) const {
+  if (payload_size != h.size)
+    throw MpiError(MPI_ERR_INTERN, fmt::format("rank {}: eager frame from rank {} announces {} bytes, carries {}",
+                                               rank_, world, h.size, payload_size));
+}
+
+PointRequest* EngineImpl::match_posted(int world, const wire::MessageHeader& h) {
+  PointRequest* r = queues_.take_posted(h.envelope);
+  if (!r) return nullptr;
+  r->peer_world = world;
+  r->status.MPI_SOURCE = h.envelope.source;
+  r->status.MPI_TAG = h.envelope.tag;
+  r->message_size = h.size;
+  prepare_receive(r, world, h.flags);
+  if ((h.flags & wire::flag_native_basic) && r->datatype == MPI_PACKED) r->native_basic = h.basic;
+  return r;
+}
+
+p2p::Placement EngineImpl::queue_unexpected(int world, const wire::MessageHeader& h, std::size_t payload_size,
+                                            const std::byte* payload) {
+  // Default-initialised (not make_unique): the inline payload is not zeroed.
+  std::unique_ptr<UnexpectedMessage> m(new UnexpectedMessage);
+  m->kind = h.kind;
+  m->envelope = h.envelope;
+  m->size = h.size;
+  m->sender_id = h.sender_id;
+  m->peer_world = world;
+  m->flags = h.flags;
+  m->basic = h.basic;
+  p2p::Placement placement;
+  if (payload_size > 0) {  // eager data, or an rts's first fragment
+    m->data.resize(payload_size);
+    if (payload) {
+      std::memcpy(m->data.data(), payload, payload_size);
+      m->data_complete = true;
+    } else {
+      placement.destination = m->data;
+      placement.token = make_token(m.get(), token_unexpected);
+    }
+  } else {
+    m->data_complete = true;
+  }
+  queues_.add_unexpected(std::move(m));
+  return placement;
+}
+
+// The common case in one call: an eager message (no answer owed), matched
+// or queued as it stands.
+void EngineImpl::on_frame(int world, std::span<const std::byte> header, std::span<const std::byte> payload) {
+  if (wire::peek_kind(header) != wire::Kind::eager) return FrameSink::on_frame(world, header, payload);
+  auto h = wire::MessageHeader::decode(header);
+  check_eager_size(world, h, payload.size());
+  if (PointRequest* r = match_posted(world, h)) {
+    unpack_into(r, payload, 0);
+    return complete_recv(r);
+  }
+  queue_unexpected(world, h, payload.size(), payload.data());
 }
 
 void EngineImpl::on_frame_end(int, std::uint64_t token, std::span<const std::byte> payload) {

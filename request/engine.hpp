@@ -96,6 +96,7 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
   p2p::Placement on_frame_begin(int peer, std::span<const std::byte> header,
                                 std::size_t payload_size) override;
   void on_frame_end(int peer, std::uint64_t token, std::span<const std::byte> payload) override;
+  void on_frame(int peer, std::span<const std::byte> header, std::span<const std::byte> payload) override;
   void on_send_complete(int peer, std::uint64_t token) override;
 
   // EventGate (thread mode): the big lock around one round of events.
@@ -135,7 +136,15 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
     MPI_Comm comm = MPI_COMM_NULL;
   };
 
-  Peer& peer(int world);
+  // Inline for a peer already in use (every message names one).
+  Peer& peer(int world) {
+    if (static_cast<unsigned>(world) < static_cast<unsigned>(size_)) {
+      Peer& p = peers_[static_cast<std::size_t>(world)];
+      if (p.transport) return p;
+    }
+    return first_use(world);
+  }
+  Peer& first_use(int world);
   // The transport with the lowest latency that reaches `world`, or null.
   p2p::Transport* best_transport(int world, p2p::Capabilities* caps) const;
   void select_transport(int world, Peer& p);
@@ -184,6 +193,14 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
   void attach_message(PointRequest* r, std::unique_ptr<UnexpectedMessage> m);
   // A receive is about to take a message of peer `world`: representation, capacity, placement.
   void prepare_receive(PointRequest* r, int world, std::uint8_t flags);
+  // Incoming eager, sync_eager and rts messages: the size check of an eager
+  // one, the posted receive it matches (prepared, status set) or null, and
+  // its place in the unexpected queue (`payload` non-null: copied at once,
+  // else the returned placement receives it).
+  void check_eager_size(int world, const wire::MessageHeader& h, std::size_t payload_size) const;
+  PointRequest* match_posted(int world, const wire::MessageHeader& h);
+  p2p::Placement queue_unexpected(int world, const wire::MessageHeader& h, std::size_t payload_size,
+                                  const std::byte* payload);
   std::size_t native_to_external32_in_place(PointRequest* r, std::size_t bytes);
   void accept_rendezvous(PointRequest* r, int sender_world, std::uint64_t sender_id, std::uint64_t size);
   void send_sync_ack(int peer, std::uint64_t sender_id);

@@ -2,7 +2,6 @@
 
 #include <boost/asio/post.hpp>
 
-#include <cstring>
 
 #include "core/error.hpp"
 
@@ -71,13 +70,7 @@ bool SelfTransport::progress() {
     queue_.pop_front();
     std::span<const std::byte> payload =
         frame.referenced ? frame.referenced_payload : std::span<const std::byte>(frame.copied_payload);
-    Placement placement = sink_->on_frame_begin(rank_, frame.header, payload.size());
-    if (!placement.destination.empty()) {
-      std::memcpy(placement.destination.data(), payload.data(), payload.size());
-      sink_->on_frame_end(rank_, placement.token, placement.destination);
-    } else {
-      sink_->on_frame_end(rank_, placement.token, payload);
-    }
+    sink_->on_frame(rank_, frame.header, payload);
     if (frame.referenced) sink_->on_send_complete(rank_, frame.token);
   }
   return true;

@@ -13,6 +13,23 @@ std::atomic_ref<std::uint64_t> stamp_of(std::byte* line) {
   return std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(line));
 }
 
+// memcpy without the library call for the sizes of a small message (the
+// call and its size dispatch were a tenth of an eager send's work): two
+// fixed-size copies that may overlap.
+void copy_bytes(std::byte* d, const std::byte* s, std::size_t n) {
+  if (n > 16) {
+    std::memcpy(d, s, n);
+  } else if (n >= 8) {
+    std::memcpy(d, s, 8);
+    std::memcpy(d + n - 8, s + n - 8, 8);
+  } else if (n >= 4) {
+    std::memcpy(d, s, 4);
+    std::memcpy(d + n - 4, s + n - 4, 4);
+  } else {
+    for (std::size_t i = 0; i < n; ++i) d[i] = s[i];
+  }
+}
+
 }  // namespace
 
 bool RingWriter::room(std::uint64_t lines) {
@@ -57,11 +74,15 @@ bool RingWriter::write(RecordKind kind, std::span<const std::byte> header, std::
   if (!room(lines)) return false;
   std::byte* line = view_.lines + index * cache_line;
   std::byte* p = line + sizeof(RecordPrefix);
-  if (!header.empty()) std::memcpy(p, header.data(), header.size());
+  if (header.size() == 32) {  // request/'s message headers
+    std::memcpy(p, header.data(), 32);
+  } else {
+    copy_bytes(p, header.data(), header.size());
+  }
   p += (header.size() + 7) & ~std::size_t{7};
   if (!extras.empty()) std::memcpy(p, extras.data(), extras.size_bytes());
   p += extras.size_bytes();
-  if (!data.empty()) std::memcpy(p, data.data(), data.size());
+  copy_bytes(p, data.data(), data.size());
   RecordPrefix prefix{tail_ + 1, static_cast<std::uint8_t>(kind), static_cast<std::uint8_t>(header.size()),
                       static_cast<std::uint8_t>(extras.size()), 0, static_cast<std::uint32_t>(data.size())};
   publish(line, prefix);

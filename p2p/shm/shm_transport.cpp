@@ -863,18 +863,10 @@ bool ShmTransport::drain(Peer& p) {
       throw MpiError(MPI_ERR_INTERN, fmt::format("shm: rank {}: record {} from rank {} out of place",
                                                  context_.world_rank, static_cast<int>(r.kind), p.rank));
     switch (r.kind) {
-      case RecordKind::message: {
-        Placement placement = sink.on_frame_begin(p.rank, r.header, r.data.size());
-        if (!placement.destination.empty() && !r.data.empty()) {
-          std::span<std::byte> d = target_for(placement, r.data.size());
-          std::memcpy(d.data(), r.data.data(), r.data.size());
-          sink.on_frame_end(p.rank, placement.token, d);
-        } else {
-          sink.on_frame_end(p.rank, placement.token, r.data);
-        }
+      case RecordKind::message:
+        sink.on_frame(p.rank, r.header, r.data);
         p.reader.consume(r);
         break;
-      }
       case RecordKind::single_copy: {
         const std::size_t size = r.extra(0);
         Placement placement = sink.on_frame_begin(p.rank, r.header, size);

@@ -1,6 +1,5 @@
 #include "p2p/template/template_transport.hpp"
 
-#include <cstring>
 #include <fmt/format.h>
 
 #include "core/error.hpp"
@@ -103,13 +102,7 @@ bool TemplateTransport::progress() {
     if (frame.referenced && frame.sender == nullptr)
       throw MpiError(MPI_ERR_OTHER, fmt::format("template transport of rank {}: rank {} vanished while sending",
                                                 context_.world_rank, frame.source));
-    Placement placement = context_.sink->on_frame_begin(frame.source, frame.header, payload.size());
-    if (!placement.destination.empty()) {
-      std::memcpy(placement.destination.data(), payload.data(), payload.size());
-      context_.sink->on_frame_end(frame.source, placement.token, placement.destination);
-    } else {
-      context_.sink->on_frame_end(frame.source, placement.token, payload);
-    }
+    context_.sink->on_frame(frame.source, frame.header, payload);
     if (frame.referenced) frame.sender->completions_.emplace_back(context_.world_rank, frame.token);
     worked = true;
   }

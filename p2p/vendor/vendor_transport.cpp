@@ -345,19 +345,11 @@ void VendorTransport::deliver(int source, std::byte* data, std::size_t bytes) {
                                               "{}-byte header and a {}-byte payload)",
                                               context_.world_rank, peer, bytes, header_size, payload_size));
   std::span<const std::byte> header(data + vendor_header_size, header_size);
+  if (inline_payload)
+    return context_.sink->on_frame(peer, header, std::span<const std::byte>(data + vendor_header_size + header_size, payload_size));
   Placement placement = context_.sink->on_frame_begin(peer, header, payload_size);
   if (!placement.destination.empty() && placement.destination.size() != payload_size)
     throw MpiError(MPI_ERR_INTERN, "vendor: the request layer named a destination of the wrong size");
-  if (inline_payload) {
-    std::span<const std::byte> payload(data + vendor_header_size + header_size, payload_size);
-    if (!placement.destination.empty()) {
-      if (payload_size) std::memcpy(placement.destination.data(), payload.data(), payload_size);
-      context_.sink->on_frame_end(peer, placement.token, placement.destination);
-    } else {
-      context_.sink->on_frame_end(peer, placement.token, payload);
-    }
-    return;
-  }
   // The second part was sent right after the first: receive it now, so that
   // the next first part of this source pairs with the next second part.
   std::span<std::byte> target = placement.destination;
