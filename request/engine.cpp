@@ -863,6 +863,25 @@ void EngineImpl::complete_recv(PointRequest* r) {
 }
 
 void EngineImpl::attach_message(PointRequest* r, std::unique_ptr<UnexpectedMessage> m) {
+  try {
+    attach_message_to(r, m);
+  } catch (...) {
+    // An answer (sync_ack, cts) could not be sent.  A payload still
+    // arriving names the message: it stays alive, unclaimed, until the
+    // engine goes (the caller frees the request).
+    if (m && !m->data_complete) {
+      m->claimed_by = nullptr;
+      try {
+        orphans_.push_back(std::move(m));
+      } catch (...) {
+        (void)m.release();  // out of memory: leaked rather than written after its free
+      }
+    }
+    throw;
+  }
+}
+
+void EngineImpl::attach_message_to(PointRequest* r, std::unique_ptr<UnexpectedMessage>& m) {
   r->peer_world = m->peer_world;
   r->status.MPI_SOURCE = m->envelope.source;
   r->status.MPI_TAG = m->envelope.tag;

@@ -191,6 +191,8 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
   void choose_representation(PointRequest* s, const Peer& p);
   void start_recv(PointRequest* r);
   void attach_message(PointRequest* r, std::unique_ptr<UnexpectedMessage> m);
+  // attach_message's work; `m` is moved into the request when it keeps it.
+  void attach_message_to(PointRequest* r, std::unique_ptr<UnexpectedMessage>& m);
   // A receive is about to take a message of peer `world`: representation, capacity, placement.
   void prepare_receive(PointRequest* r, int world, std::uint8_t flags);
   // Incoming eager, sync_eager and rts messages: the size check of an eager
@@ -241,6 +243,9 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
   bool polled_ = false;    // some transport is found by polling (Capabilities::polled, or no fd)
   std::vector<p2p::Transport*> fd_transports_;  // can_block: driven by io_ (thread mode: the engine's thread)
   std::vector<Peer> peers_;
+  // Unexpected messages whose payload was still arriving when the receive
+  // that took them failed (attach_message): the transport names them.
+  std::vector<std::unique_ptr<UnexpectedMessage>> orphans_;
   std::vector<int> peers_with_pending_;
   MatchQueues queues_;
   std::unordered_map<std::uint64_t, PointRequest*> by_id_;

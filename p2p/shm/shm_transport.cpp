@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <cstddef>
 #include <cstring>
+#include <exception>
 #include <fstream>
 #include <new>
 #include <fmt/format.h>
@@ -838,12 +839,23 @@ bool ShmTransport::drain(Peer& p) {
     p.rx_populated = true;
   }
   // The head moves (also on a throw from an upcall): progress() must keep
-  // polling the line after it.
+  // polling the line after it, and give the consumed lines back (a sender
+  // waiting for room would wait for ever).
   struct Rewatch {
-    std::vector<Watch>& watch;
-    const Peer& p;
-    ~Rewatch() { watch[p.receiver_index] = {p.reader.head_stamp(), p.reader.ready_stamp()}; }
-  } rewatch{watch_, p};
+    ShmTransport& t;
+    Peer& p;
+    ~Rewatch() {
+      t.watch_[p.receiver_index] = {p.reader.head_stamp(), p.reader.ready_stamp()};
+      if (std::uncaught_exceptions() > 0 && p.reader.unpublished() > 0 && !p.listed_publish) {
+        try {
+          t.to_publish_.push_back(&p);
+          p.listed_publish = true;
+        } catch (...) {
+          // Out of memory: the next drain of this peer lists it.
+        }
+      }
+    }
+  } rewatch{*this, p};
   Record r;
   int budget = records_per_round;
   bool worked = false;
