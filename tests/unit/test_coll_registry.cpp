@@ -5,9 +5,11 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/coll/algorithm.hpp"
@@ -206,4 +208,38 @@ TEST_CASE("temporary buffers cover a derived type's true extent", "[coll]") {
   CHECK(ints == std::vector<int>{2, 4, 10, 12, 18, 20});
   core::type_free(spaced);
   core::type_free(pair);
+}
+
+TEST_CASE("scratch bytes: none when empty, inline up to 64 bytes and carried by a move, heap above", "[coll]") {
+  coll::Bytes empty(0);
+  CHECK(empty.data() == nullptr);  // PackedOutput::finish() relies on it
+  CHECK(coll::Bytes().data() == nullptr);
+
+  coll::Bytes small(64);
+  REQUIRE(small.data() != nullptr);
+  for (int i = 0; i < 64; ++i) small.data()[i] = static_cast<std::byte>(i);
+  coll::Bytes moved(std::move(small));
+  REQUIRE(moved.size() == 64);
+  for (int i = 0; i < 64; ++i) CHECK(moved.data()[i] == static_cast<std::byte>(i));
+  CHECK(reinterpret_cast<std::uintptr_t>(moved.data()) % 16 == 0);
+
+  coll::Bytes large(65);
+  std::byte* heap = large.data();
+  REQUIRE(heap != nullptr);
+  heap[64] = std::byte{7};
+  coll::Bytes taken;
+  taken = std::move(large);
+  CHECK(taken.data() == heap);  // a heap buffer moves without a copy
+  CHECK(taken.data()[64] == std::byte{7});
+}
+
+TEST_CASE("a packed output of a contiguous type writes the user's buffer once, with no scratch to unpack",
+          "[coll]") {
+  int buf[4] = {1, 2, 3, 4};
+  coll::PackedOutput out(buf, 4, MPI_INT);
+  CHECK(out.data() == reinterpret_cast<std::byte*>(buf));
+  int replacement[4] = {5, 6, 7, 8};
+  std::memcpy(out.data(), replacement, sizeof replacement);
+  out.finish();  // must not unpack anything over buf
+  CHECK(std::vector<int>(buf, buf + 4) == std::vector<int>{5, 6, 7, 8});
 }

@@ -11,6 +11,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/error.hpp"
 #include "p2p/self/self_transport.hpp"
 #include "p2p/shm/shm_transport.hpp"
 #include "p2p/tcp/tcp_transport.hpp"
@@ -229,4 +230,57 @@ TEST_CASE("the template transport says would_block when the peer's inbox is full
   t1.progress();
   CHECK(b.frames.size() == 2);
   CHECK(t0.send(1, h, {}, 0) == SendStatus::complete);
+}
+
+namespace {
+
+// Records what FrameSink::on_frame's default makes of a whole frame.
+struct PlacingSink : FrameSink {
+  std::vector<std::byte> target;
+  bool give_target = true;
+  bool wrong_size = false;
+  std::uint64_t ended_token = 0;
+  std::vector<std::byte> ended_payload;
+  const std::byte* ended_at = nullptr;
+  Placement on_frame_begin(int, std::span<const std::byte>, std::size_t size) override {
+    Placement p;
+    p.token = 42;
+    if (give_target) {
+      target.assign(wrong_size ? size + 1 : size, std::byte{0});
+      p.destination = target;
+    }
+    return p;
+  }
+  void on_frame_end(int, std::uint64_t token, std::span<const std::byte> payload) override {
+    ended_token = token;
+    ended_payload.assign(payload.begin(), payload.end());
+    ended_at = payload.data();
+  }
+  void on_send_complete(int, std::uint64_t) override {}
+};
+
+}  // namespace
+
+TEST_CASE("FrameSink::on_frame: begin, the payload copied to the placement, end", "[transport]") {
+  const std::byte header[4] = {std::byte{1}, std::byte{0}, std::byte{0}, std::byte{0}};
+  const std::byte payload[5] = {std::byte{9}, std::byte{8}, std::byte{7}, std::byte{6}, std::byte{5}};
+  PlacingSink sink;
+  SECTION("into the destination the sink names") {
+    sink.on_frame(3, header, payload);
+    CHECK(sink.ended_token == 42);
+    CHECK(sink.ended_at == sink.target.data());
+    CHECK(sink.target == std::vector<std::byte>(payload, payload + 5));
+  }
+  SECTION("handed over as it is when the sink names none") {
+    sink.give_target = false;
+    sink.on_frame(3, header, payload);
+    CHECK(sink.ended_token == 42);
+    CHECK(sink.ended_at == payload);
+    CHECK(sink.ended_payload == std::vector<std::byte>(payload, payload + 5));
+  }
+  SECTION("a destination of the wrong size is an internal error, not an overrun") {
+    sink.wrong_size = true;
+    CHECK_THROWS_AS(sink.on_frame(3, header, payload), gridmpi::MpiError);
+    CHECK(sink.ended_at == nullptr);
+  }
 }
