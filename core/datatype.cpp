@@ -283,7 +283,7 @@ MPI_Datatype register_type(Datatype&& t, int combiner, std::vector<int> integers
 
 // ---- lookups and reference counts ----
 
-Datatype& datatype(MPI_Datatype handle) {
+Datatype& datatype_lookup(MPI_Datatype handle) {
   if (handle == MPI_DATATYPE_NULL) throw MpiError(MPI_ERR_TYPE, "datatype is MPI_DATATYPE_NULL");
   Datatype* t = datatype_table().find(handle);
   if (!t) throw MpiError(MPI_ERR_TYPE, "invalid datatype handle " + std::to_string(handle));

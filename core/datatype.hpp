@@ -102,14 +102,19 @@ struct Datatype {
 
 // The process-wide datatype table (predefined types are present before MPI_Init).
 HandleTable<Datatype>& datatype_table();
-// Looks up a handle; throws MpiError(MPI_ERR_TYPE) when invalid.
-Datatype& datatype(MPI_Datatype handle);
-// Like datatype(), but also requires the type to be committed (or predefined).
-Datatype& committed_datatype_lookup(MPI_Datatype handle);
 // The predefined types by handle (filled when datatype_table() is built;
 // null before, and for handles no predefined type has): the message path's
 // lookup without the table's checks.
 extern Datatype* predefined_datatypes[GRIDMPI_PREDEFINED_DATATYPE_COUNT];
+// Looks up a handle; throws MpiError(MPI_ERR_TYPE) when invalid.
+Datatype& datatype_lookup(MPI_Datatype handle);
+inline Datatype& datatype(MPI_Datatype handle) {
+  if (handle > 0 && handle < GRIDMPI_PREDEFINED_DATATYPE_COUNT) [[likely]]
+    if (Datatype* t = predefined_datatypes[handle]) return *t;
+  return datatype_lookup(handle);
+}
+// Like datatype(), but also requires the type to be committed (or predefined).
+Datatype& committed_datatype_lookup(MPI_Datatype handle);
 inline Datatype& committed_datatype(MPI_Datatype handle) {
   if (handle > 0 && handle < GRIDMPI_PREDEFINED_DATATYPE_COUNT) [[likely]]
     if (Datatype* t = predefined_datatypes[handle]) return *t;

@@ -326,6 +326,7 @@ HandleTable<Op> build_table() {
     op->handle = h;
     op->predefined = true;
     op->commutative = true;
+    predefined_ops[h] = op.get();
     table.put_at(h, std::move(op));
   }
   return table;
@@ -377,12 +378,14 @@ std::mutex& op_mutex() {
 
 }  // namespace
 
+Op* predefined_ops[GRIDMPI_PREDEFINED_OP_COUNT] = {};
+
 HandleTable<Op>& op_table() {
   static HandleTable<Op> table = build_table();
   return table;
 }
 
-Op& op(MPI_Op handle) {
+Op& op_lookup(MPI_Op handle) {
   if (handle == MPI_OP_NULL) throw MpiError(MPI_ERR_OP, "op is MPI_OP_NULL");
   Op* o = op_table().find(handle);
   if (!o) throw MpiError(MPI_ERR_OP, "invalid op handle " + std::to_string(handle));

@@ -26,7 +26,15 @@ struct Op {
 };
 
 HandleTable<Op>& op_table();
-Op& op(MPI_Op handle);  // throws MpiError(MPI_ERR_OP)
+// The predefined ops by handle (filled when op_table() is built, null
+// before): a reduction's lookup without the table's checks.
+extern Op* predefined_ops[GRIDMPI_PREDEFINED_OP_COUNT];
+Op& op_lookup(MPI_Op handle);  // throws MpiError(MPI_ERR_OP)
+inline Op& op(MPI_Op handle) {
+  if (handle > 0 && handle < GRIDMPI_PREDEFINED_OP_COUNT) [[likely]]
+    if (Op* o = predefined_ops[handle]) return *o;
+  return op_lookup(handle);
+}
 
 // ---- additions of the op implementation ----
 

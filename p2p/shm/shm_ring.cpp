@@ -97,11 +97,6 @@ std::uint64_t Record::extra(std::size_t i) const {
   return v;
 }
 
-bool RingReader::ready() const noexcept {
-  std::byte* line = view_.lines + head_index_ * cache_line;
-  return stamp_of(line).load(std::memory_order_acquire) == head_ + 1;
-}
-
 bool RingReader::peek(Record* record) {
   for (;;) {
     // Every line consumed and none given back yet (after a padding record):

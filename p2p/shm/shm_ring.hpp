@@ -122,7 +122,10 @@ class RingReader {
 
   bool attached() const noexcept { return view_.lines != nullptr; }
   // True when a record is published at the head (cheap: one load).
-  bool ready() const noexcept;
+  bool ready() const noexcept { return head_word() == head_ + 1; }
+  // The line at the head holds something (a record, or what peek() reports
+  // as corruption): peek() is worth calling.  One load.
+  bool written() const noexcept { return head_word() != 0; }
   // The record at the head, skipping padding; false when none is published.
   // Throws MpiError when the line holds something that cannot be a record
   // (a corrupted ring).
@@ -141,6 +144,9 @@ class RingReader {
     return reinterpret_cast<std::uint64_t*>(view_.lines + head_index_ * cache_line);
   }
   std::uint64_t ready_stamp() const noexcept { return head_ + 1; }
+  std::uint64_t head_word() const noexcept {
+    return std::atomic_ref<std::uint64_t>(*head_stamp()).load(std::memory_order_acquire);
+  }
   std::uint64_t capacity() const noexcept { return view_.count; }
 
  private:

@@ -14,7 +14,6 @@
 #include <cerrno>
 #include <cstddef>
 #include <cstring>
-#include <exception>
 #include <fstream>
 #include <new>
 #include <fmt/format.h>
@@ -844,9 +843,10 @@ bool ShmTransport::drain(Peer& p) {
   struct Rewatch {
     ShmTransport& t;
     Peer& p;
+    bool returned = false;  // drain returned (false: an upcall threw)
     ~Rewatch() {
       t.watch_[p.receiver_index] = {p.reader.head_stamp(), p.reader.ready_stamp()};
-      if (std::uncaught_exceptions() > 0 && p.reader.unpublished() > 0 && !p.listed_publish) {
+      if (!returned && p.reader.unpublished() > 0 && !p.listed_publish) {
         try {
           t.to_publish_.push_back(&p);
           p.listed_publish = true;
@@ -869,7 +869,10 @@ bool ShmTransport::drain(Peer& p) {
     p.rx_buffer.resize(size);
     return p.rx_buffer;
   };
-  while (budget-- > 0 && p.reader.peek(&r)) {
+  // written() first: one load, where peek() is a call that decodes the
+  // prefix (after the last record of a round, on the path of the wait that
+  // record completed).
+  while (budget-- > 0 && p.reader.written() && p.reader.peek(&r)) {
     worked = true;
     if (p.rx_streaming != (r.kind == RecordKind::stream_chunk))
       throw MpiError(MPI_ERR_INTERN, fmt::format("shm: rank {}: record {} from rank {} out of place",
@@ -933,6 +936,7 @@ bool ShmTransport::drain(Peer& p) {
       to_publish_.push_back(&p);
     }
   }
+  rewatch.returned = true;
   return worked;
 }
 
