@@ -246,7 +246,6 @@ void EngineImpl::wait_ready() {
     return std::all_of(transports_.begin(), transports_.end(), [](const auto& t) { return t->ready(); });
   });
   progress();  // a transport that is "ready" because it failed reports it here, inside MPI_Init
-  choose_io_stride();  // the IMPI transport reaches the other clusters now
 }
 
 void EngineImpl::choose_io_stride() {
@@ -1174,8 +1173,13 @@ Request* EngineImpl::imrecv(void* buf, int count, MPI_Datatype type, MPI_Message
   r->comm = slot.comm;
   std::unique_ptr<UnexpectedMessage> m = std::move(slot.message);
   messages_.release(message);
-  reset_for_start(r);
-  attach_message(r, std::move(m));
+  try {
+    reset_for_start(r);
+    attach_message(r, std::move(m));
+  } catch (...) {
+    release(r);
+    throw;
+  }
   return r;
 }
 

@@ -152,4 +152,22 @@ Request* find_request(MPI_Request handle) noexcept;
 std::unique_ptr<Engine> make_engine(int world_rank, int world_size, std::uint64_t job_cookie,
                                     std::shared_ptr<const impi::Startup> impi = nullptr);
 
+// A blocking receive from Engine::recv_start to Engine::recv_finish, on
+// every way out of the scope (a wait that throws included).
+class BlockingReceive {
+ public:
+  BlockingReceive(Engine& engine, void* buf, int count, MPI_Datatype type, int source, int tag, core::Comm& comm,
+                  std::uint32_t context)
+      : engine_(engine), request_(engine.recv_start(buf, count, type, source, tag, comm, context)) {}
+  BlockingReceive(const BlockingReceive&) = delete;
+  BlockingReceive& operator=(const BlockingReceive&) = delete;
+  ~BlockingReceive() { engine_.recv_finish(request_); }
+  Request* get() const noexcept { return request_; }
+  Request* operator->() const noexcept { return request_; }
+
+ private:
+  Engine& engine_;
+  Request* request_;
+};
+
 }  // namespace gridmpi::request

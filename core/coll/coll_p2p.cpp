@@ -34,14 +34,6 @@ void finish(request::Engine& e, request::Request* r, MPI_Status* status) {
   throw_if_failed(error, s);
 }
 
-// A receive without a request handle (Engine::recv_start): recv_finish() on
-// every way out.
-struct ReceiveScope {
-  request::Engine& e;
-  request::Request* r;
-  ~ReceiveScope() { e.recv_finish(r); }
-};
-
 }  // namespace
 
 request::Request* isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, core::Comm& comm) {
@@ -63,27 +55,24 @@ void send(const void* buf, int count, MPI_Datatype type, int dest, int tag, core
 
 void recv(void* buf, int count, MPI_Datatype type, int source, int tag, core::Comm& comm, MPI_Status* status) {
   auto& e = engine();
-  ReceiveScope rr{e, e.recv_start(buf, count, type, source, tag, comm, comm.coll_context())};
-  if (!rr.r->complete) e.wait_until([r = rr.r] { return r->complete; });
-  if (status) *status = rr.r->status;
-  throw_if_failed(rr.r->error, rr.r->status);
+  request::BlockingReceive receive(e, buf, count, type, source, tag, comm, comm.coll_context());
+  request::Request* r = receive.get();
+  if (!r->complete) e.wait_until([r] { return r->complete; });
+  if (status) *status = r->status;
+  throw_if_failed(r->error, r->status);
 }
 
 void sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
               int recvcount, MPI_Datatype recvtype, int source, int recvtag, core::Comm& comm, MPI_Status* status) {
   auto& e = engine();
-  ReceiveScope rr{e, e.recv_start(recvbuf, recvcount, recvtype, source, recvtag, comm, comm.coll_context())};
+  // On a throw, recv_finish takes the receive off the queue, or keeps it
+  // until its data is in when it matched already.
+  request::BlockingReceive receive(e, recvbuf, recvcount, recvtype, source, recvtag, comm, comm.coll_context());
+  request::Request* r = receive.get();
   request::Request* sr = nullptr;
-  try {
-    // A short message goes out at once, without a request (MPI_Send's path).
-    if (!e.send_now(sendbuf, sendcount, sendtype, dest, sendtag, comm, comm.coll_context()))
-      sr = e.isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, comm.coll_context(),
-                   request::SendMode::standard);
-  } catch (...) {
-    e.cancel(rr.r);  // not matched yet: gone; matched: recv_finish keeps it until its data is in
-    throw;
-  }
-  request::Request* r = rr.r;
+  // A short message goes out at once, without a request (MPI_Send's path).
+  if (!e.send_now(sendbuf, sendcount, sendtype, dest, sendtag, comm, comm.coll_context()))
+    sr = e.isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, comm.coll_context(), request::SendMode::standard);
   if (!r->complete || (sr && !sr->complete)) e.wait_until([&] { return r->complete && (!sr || sr->complete); });
   if (sr) finish(e, sr, nullptr);
   if (status) *status = r->status;

@@ -181,12 +181,8 @@ void wait_and_release(request::Engine& engine, request::Request* r, MPI_Status* 
 
 void recv_blocking(request::Engine& engine, void* buf, int count, MPI_Datatype type, int source, int tag,
                    Comm& comm, std::uint32_t context, MPI_Status* status) {
-  request::Request* r = engine.recv_start(buf, count, type, source, tag, comm, context);
-  struct Finish {
-    request::Engine& engine;
-    request::Request* r;
-    ~Finish() { engine.recv_finish(r); }
-  } finish{engine, r};
+  request::BlockingReceive receive(engine, buf, count, type, source, tag, comm, context);
+  request::Request* r = receive.get();
   if (!r->complete) engine.wait_until([r] { return r->complete; });
   copy_status(status, r->status);
   if (r->error != MPI_SUCCESS) throw MpiError(r->error, describe_failure(*r));

@@ -17,8 +17,11 @@ std::atomic_ref<std::uint64_t> stamp_of(std::byte* line) {
 // call and its size dispatch were a tenth of an eager send's work): two
 // fixed-size copies that may overlap.
 void copy_bytes(std::byte* d, const std::byte* s, std::size_t n) {
-  if (n > 16) {
+  if (n > 32) {
     std::memcpy(d, s, n);
+  } else if (n > 16) {
+    std::memcpy(d, s, 16);
+    std::memcpy(d + n - 16, s + n - 16, 16);
   } else if (n >= 8) {
     std::memcpy(d, s, 8);
     std::memcpy(d + n - 8, s + n - 8, 8);
@@ -74,11 +77,7 @@ bool RingWriter::write(RecordKind kind, std::span<const std::byte> header, std::
   if (!room(lines)) return false;
   std::byte* line = view_.lines + index * cache_line;
   std::byte* p = line + sizeof(RecordPrefix);
-  if (header.size() == 32) {  // request/'s message headers
-    std::memcpy(p, header.data(), 32);
-  } else {
-    copy_bytes(p, header.data(), header.size());
-  }
+  copy_bytes(p, header.data(), header.size());
   p += (header.size() + 7) & ~std::size_t{7};
   if (!extras.empty()) std::memcpy(p, extras.data(), extras.size_bytes());
   p += extras.size_bytes();

@@ -877,17 +877,18 @@ bool ShmTransport::drain(Peer& p) {
     if (p.rx_streaming != (r.kind == RecordKind::stream_chunk))
       throw MpiError(MPI_ERR_INTERN, fmt::format("shm: rank {}: record {} from rank {} out of place",
                                                  context_.world_rank, static_cast<int>(r.kind), p.rank));
+    // Consumed before its upcalls (its lines stay ours until publish()): an
+    // upcall that throws must not leave it to be delivered a second time.
+    p.reader.consume(r);
     switch (r.kind) {
       case RecordKind::message:
         sink.on_frame(p.rank, r.header, r.data);
-        p.reader.consume(r);
         break;
       case RecordKind::single_copy: {
         const std::size_t size = r.extra(0);
         Placement placement = sink.on_frame_begin(p.rank, r.header, size);
         std::span<std::byte> d = target_for(placement, size);
         read_from_peer(p, d, r.extra(1));
-        p.reader.consume(r);
         // The sender may reuse its buffer now.
         p.rx_control->acked.store(++p.acked, std::memory_order_seq_cst);
         notify(p);
@@ -906,7 +907,6 @@ bool ShmTransport::drain(Peer& p) {
         p.rx_filled = r.data.size();
         p.rx_token = placement.token;
         p.rx_streaming = true;
-        p.reader.consume(r);
         if (p.rx_filled == d.size()) deliver_end(p);
         break;
       }
@@ -915,7 +915,6 @@ bool ShmTransport::drain(Peer& p) {
           throw MpiError(MPI_ERR_INTERN, "shm: streamed part beyond its payload");
         std::memcpy(p.rx_target.data() + p.rx_filled, r.data.data(), r.data.size());
         p.rx_filled += r.data.size();
-        p.reader.consume(r);
         if (p.rx_filled == p.rx_target.size()) deliver_end(p);
         break;
       }
