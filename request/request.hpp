@@ -163,7 +163,6 @@ class BlockingReceive {
   BlockingReceive& operator=(const BlockingReceive&) = delete;
   ~BlockingReceive() { engine_.recv_finish(request_); }
   Request* get() const noexcept { return request_; }
-  Request* operator->() const noexcept { return request_; }
 
  private:
   Engine& engine_;
