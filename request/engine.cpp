@@ -871,6 +871,8 @@ void EngineImpl::attach_message(PointRequest* r, std::unique_ptr<UnexpectedMessa
     if (m && !m->data_complete) {
       m->claimed_by = nullptr;
       try {
+        // Those whose payload has come in since are named by nothing now.
+        std::erase_if(orphans_, [](const auto& o) { return o->data_complete; });
         orphans_.push_back(std::move(m));
       } catch (...) {
         (void)m.release();  // out of memory: leaked rather than written after its free
@@ -1331,6 +1333,27 @@ bool EngineImpl::progress() {
   return poll_round();
 }
 
+bool EngineImpl::test_round() {
+  const bool worked = progress();
+  give_way(worked);
+  return worked;
+}
+
+// Under MPI_THREAD_MULTIPLE a sched_yield with the lock held kept the other
+// threads out: a Test loop starved the waits of its process, and with them
+// its TCP reads (thr_idup across two hosts hung under load), so the lock is
+// handed over instead.
+void EngineImpl::give_way(bool worked) {
+  core::BigLock& lock = core::big_lock();
+  if (lock.enabled() && lock.held_by_me() && lock.contended())
+    lock.yield_to_waiters();
+  else if (!worked)
+    sched_yield();
+  else
+    return;
+  polled_io_stride_ = polled_io_stride_min;
+}
+
 bool EngineImpl::poll_round() {
   if (in_progress_) return false;  // an upcall asked for progress: the outer round will do it
   ProgressGuard guard(in_progress_);
@@ -1602,10 +1625,7 @@ void EngineImpl::thread_mode_wait(const std::function<bool()>& done) {
           break;
         }
         if ((rounds & 3) == 0 && std::chrono::steady_clock::now() >= spin_end) break;
-        if (lock.contended())
-          lock.yield_to_waiters();
-        else
-          sched_yield();
+        give_way(false);
       }
     }
     if (finished) {
@@ -1640,8 +1660,9 @@ void EngineImpl::thread_mode_wait(const std::function<bool()>& done) {
 
 void EngineImpl::schedule_rearm() {
   rearm_pending_ = true;
-  rearm_timer_.expires_at(last_poll_exit_ + rearm_delay);
-  rearm_timer_.async_wait([this](const boost::system::error_code& ec) {
+  if (!rearm_timer_) rearm_timer_.emplace(io_);
+  rearm_timer_->expires_at(last_poll_exit_ + rearm_delay);
+  rearm_timer_->async_wait([this](const boost::system::error_code& ec) {
     if (ec) return;
     // Under the gate; leaving it runs a round of the fd transports, which
     // arms their wake-ups when no application thread polls.

@@ -73,7 +73,8 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
              MPI_Status* status) override;
   bool cancel(Request* request) override;
   bool progress() override;
-  void rounds_are_slow() noexcept override { polled_io_stride_ = polled_io_stride_min; }
+  bool test_round() override;
+  void test_idle() override { give_way(false); }
   void wait_until(const std::function<bool()>& done) override;
   void release(Request* request) override;
   Request* adopt(std::unique_ptr<Request> request) override;
@@ -156,6 +157,11 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
   bool poll_adopted();
   // One progress round of the polling thread (poll mode).
   bool poll_round();
+  // After a caller's polling round (test_round): hands the big lock to the
+  // threads waiting for it, or, when the round did no work, the core; either
+  // way the rounds are slow now, and poll mode asks the sockets again at its
+  // shortest stride.
+  void give_way(bool worked);
 
   // ---- thread mode ----
   // A thread sleeping in wait_until; its predicate is evaluated by whoever
@@ -234,8 +240,8 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
   boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_;
   // Thread mode, oversubscribed: re-arms the transports' wake-ups for the
   // progress thread a while after the last polling waiter left
-  // (schedule_rearm).  Destroyed before io_.
-  boost::asio::steady_timer rearm_timer_{io_};
+  // (schedule_rearm); made at its first use.  Destroyed before io_.
+  std::optional<boost::asio::steady_timer> rearm_timer_;
   bool rearm_pending_ = false;
   std::chrono::steady_clock::time_point last_poll_exit_{};
   std::vector<std::unique_ptr<p2p::Transport>> transports_;

@@ -97,10 +97,15 @@ class Engine {
 
   // Runs every transport once without blocking; returns true if any work was done.
   virtual bool progress() = 0;
-  // The caller's own polling loop (MPI_Test, MPI_Iprobe) gave its core or the
-  // big lock away between two progress() calls: rounds are slow, so poll
-  // mode asks the sockets again at its shortest stride.
-  virtual void rounds_are_slow() noexcept {}
+  // One round of a caller's own polling loop (MPI_Test*, MPI_Iprobe) that has
+  // not found what it polls for: progress(), then, when the round did no
+  // work or other threads wait for the big lock, gives the core (sched_yield)
+  // or the lock away, so that a rank spinning on MPI_Test does not starve the
+  // ranks or threads it waits for.  Returns whether the round did work.
+  virtual bool test_round() = 0;
+  // The give-away alone, for a polling call whose progress ran inside the
+  // engine and found nothing (MPI_Iprobe).
+  virtual void test_idle() = 0;
   // Progresses until done() is true: spins a bounded number of rounds, then
   // sleeps on the transports' fds (or yields for fd-less transports).
   virtual void wait_until(const std::function<bool()>& done) = 0;

@@ -3,6 +3,8 @@
 // user messages.  Owner: request/ (see request/README.md).
 #include <fmt/format.h>
 
+#include <utility>
+
 #include "core/coll/coll.hpp"
 #include "core/error.hpp"
 #include "core/runtime.hpp"
@@ -34,6 +36,29 @@ void finish(request::Engine& e, request::Request* r, MPI_Status* status) {
   throw_if_failed(error, s);
 }
 
+// A send request waited for in this scope: finish() takes it; when the wait
+// throws, it is freed, to complete (or fail) in the background.
+class SendScope {
+ public:
+  explicit SendScope(request::Engine& e) : e_(e) {}
+  SendScope(const SendScope&) = delete;
+  SendScope& operator=(const SendScope&) = delete;
+  ~SendScope() {
+    if (!r_) return;
+    if (r_->complete)
+      e_.release(r_);
+    else
+      r_->freed = true;
+  }
+  void hold(request::Request* r) { r_ = r; }
+  request::Request* get() const { return r_; }
+  void finish() { coll::finish(e_, std::exchange(r_, nullptr), nullptr); }
+
+ private:
+  request::Engine& e_;
+  request::Request* r_ = nullptr;
+};
+
 }  // namespace
 
 request::Request* isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, core::Comm& comm) {
@@ -48,9 +73,11 @@ void send(const void* buf, int count, MPI_Datatype type, int dest, int tag, core
   auto& e = engine();
   // A short message goes out at once, without a request (MPI_Send's path).
   if (e.send_now(buf, count, type, dest, tag, comm, comm.coll_context())) return;
-  request::Request* r = e.isend(buf, count, type, dest, tag, comm, comm.coll_context(), request::SendMode::standard);
+  SendScope send(e);
+  send.hold(e.isend(buf, count, type, dest, tag, comm, comm.coll_context(), request::SendMode::standard));
+  request::Request* r = send.get();
   if (!r->complete) e.wait_until([r] { return r->complete; });
-  finish(e, r, nullptr);
+  send.finish();
 }
 
 void recv(void* buf, int count, MPI_Datatype type, int source, int tag, core::Comm& comm, MPI_Status* status) {
@@ -69,12 +96,14 @@ void sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int des
   // until its data is in when it matched already.
   request::BlockingReceive receive(e, recvbuf, recvcount, recvtype, source, recvtag, comm, comm.coll_context());
   request::Request* r = receive.get();
-  request::Request* sr = nullptr;
+  SendScope send(e);
   // A short message goes out at once, without a request (MPI_Send's path).
   if (!e.send_now(sendbuf, sendcount, sendtype, dest, sendtag, comm, comm.coll_context()))
-    sr = e.isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, comm.coll_context(), request::SendMode::standard);
+    send.hold(e.isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, comm.coll_context(),
+                      request::SendMode::standard));
+  request::Request* sr = send.get();
   if (!r->complete || (sr && !sr->complete)) e.wait_until([&] { return r->complete && (!sr || sr->complete); });
-  if (sr) finish(e, sr, nullptr);
+  if (sr) send.finish();
   if (status) *status = r->status;
   throw_if_failed(r->error, r->status);
 }

@@ -1,8 +1,5 @@
 #include "core/src/api_pt2pt_util.hpp"
 
-#include <sched.h>
-
-#include "core/big_lock.hpp"
 #include "core/datatype.hpp"
 #include "core/runtime.hpp"
 #include "request/request_types.hpp"
@@ -15,34 +12,9 @@ request::Engine& engine() {
   return *rt.engine;
 }
 
-namespace {
+void poll_round() { engine().test_round(); }
 
-// After a round of a caller's own polling loop (MPI_Test, MPI_Iprobe) that
-// found nothing, or while other threads want the big lock: the core, or the
-// lock, goes to someone else.  Under MPI_THREAD_MULTIPLE a sched_yield with
-// the lock held kept the other threads out; a Test loop starved the
-// waits of its process, and with them its TCP reads (thr_idup across two
-// hosts hung under load), so the lock is handed over instead.  Either way
-// the rounds are slow now, and the engine asks the sockets often again.
-void after_round(request::Engine& e, bool worked) {
-  BigLock& lock = big_lock();
-  if (lock.enabled() && lock.held_by_me() && lock.contended())
-    lock.yield_to_waiters();
-  else if (!worked)
-    sched_yield();
-  else
-    return;
-  e.rounds_are_slow();
-}
-
-}  // namespace
-
-void poll_round() {
-  request::Engine& e = engine();
-  after_round(e, e.progress());
-}
-
-void yield_idle() { after_round(engine(), false); }
+void yield_idle() { engine().test_idle(); }
 
 namespace {
 
