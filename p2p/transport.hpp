@@ -80,6 +80,13 @@ struct Capabilities {
   // transport itself fills DataHeader::offset of incoming data frames.  The
   // eager/rendezvous switch is always eager_limit (request.rsize does not apply).
   bool rts_carries_first_fragment = false;
+  // A rendezvous rts carries the message's first rts_prefix bytes (0: none),
+  // which travel while the receiver's clear-to-send comes back; the receiver
+  // accepts at least what the rts carried (a truncating receive discards the
+  // excess) and the sender sends the rest of what it accepted.  The
+  // eager/rendezvous switch is unchanged.  (rts_carries_first_fragment
+  // implies a prefix of max_fragment bytes.)
+  std::size_t rts_prefix = 0;
   // send() copies payloads of up to this many bytes before it returns: it
   // answers complete or would_block for them, never in_flight.  Lets
   // request/ send a blocking eager message without a request (0: never).

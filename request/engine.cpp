@@ -291,6 +291,7 @@ void EngineImpl::select_transport(int world, Peer& p) {
   p.max_frame_payload = std::max(best_caps.max_frame_payload, p.max_fragment);
   p.external32 = best_caps.external32;
   p.first_fragment = best_caps.rts_carries_first_fragment;
+  p.rts_prefix = p.first_fragment ? p.max_fragment : std::min(best_caps.rts_prefix, p.max_fragment);
   p.copies_up_to = best_caps.copies_up_to;
   const char* why;
   if (p.first_fragment) {
@@ -310,8 +311,12 @@ void EngineImpl::select_transport(int world, Peer& p) {
     std::string switch_text = p.threshold == std::numeric_limits<std::size_t>::max()
                                   ? std::string("always eager")
                                   : fmt::format("eager below {} bytes, rendezvous from {} bytes", p.threshold, p.threshold);
-    std::fprintf(stderr, "gridmpi[rank %d]: to rank %d: %s transport, %s (%s), fragments of %zu bytes\n", rank_,
-                 world, best->name(), switch_text.c_str(), why, p.max_fragment);
+    std::string prefix_text =
+        p.rts_prefix > 0 && p.threshold != std::numeric_limits<std::size_t>::max()
+            ? fmt::format(", the rendezvous request carries the first {} bytes", p.rts_prefix)
+            : std::string();
+    std::fprintf(stderr, "gridmpi[rank %d]: to rank %d: %s transport, %s (%s), fragments of %zu bytes%s\n", rank_,
+                 world, best->name(), switch_text.c_str(), why, p.max_fragment, prefix_text.c_str());
   }
 }
 
@@ -680,8 +685,8 @@ void EngineImpl::start_send(PointRequest* s) {
   std::span<const std::byte> payload;
   if (eager) {
     payload = s->wire_data;
-  } else if (p.first_fragment) {
-    payload = s->wire_data.first(std::min(size, p.max_fragment));
+  } else if (p.rts_prefix > 0) {
+    payload = s->wire_data.first(std::min(size, p.rts_prefix));
     s->rts_prefix = payload.size();
   }
   wire::HeaderBuffer buffer;
@@ -890,9 +895,9 @@ void EngineImpl::attach_message_to(PointRequest* r, std::unique_ptr<UnexpectedMe
   prepare_receive(r, m->peer_world, m->flags);
   if ((m->flags & wire::flag_native_basic) && r->datatype == MPI_PACKED) r->native_basic = m->basic;
   if (m->kind == wire::Kind::rts) {
-    accept_rendezvous(r, m->peer_world, m->sender_id, m->size);
-    if (!peer(m->peer_world).first_fragment) return;
-    // The rts carried the first fragment (IMPI's long protocol).
+    accept_rendezvous(r, m->peer_world, m->sender_id, m->size, m->data.size());
+    if (m->data.size() == 0) return;
+    // The rts carried the message's first bytes (Capabilities::rts_prefix).
     if (!m->data_complete) {
       m->claimed_by = r;
       r->message = std::move(m);
@@ -913,12 +918,16 @@ void EngineImpl::attach_message_to(PointRequest* r, std::unique_ptr<UnexpectedMe
   }
 }
 
-void EngineImpl::accept_rendezvous(PointRequest* r, int sender_world, std::uint64_t sender_id, std::uint64_t size) {
+void EngineImpl::accept_rendezvous(PointRequest* r, int sender_world, std::uint64_t sender_id, std::uint64_t size,
+                                   std::size_t prefix) {
   r->peer_world = sender_world;
   r->message_size = size;
   // A transport that sends the whole message whatever we accept (IMPI) gets
-  // an acceptance of everything; the excess is dropped in unpack_into.
-  r->expected = peer(sender_world).first_fragment ? size : std::min<std::size_t>(size, r->capacity);
+  // an acceptance of everything, and the bytes the rts carried are accepted
+  // in any case; the excess is dropped in unpack_into.
+  r->expected = peer(sender_world).first_fragment
+                    ? size
+                    : std::max<std::size_t>(std::min<std::size_t>(size, r->capacity), prefix);
   r->received = 0;
   wire::CtsHeader cts{sender_id, r->expected > 0 ? r->id : 0, r->expected};
   if (r->expected > 0) register_id(r);
@@ -947,12 +956,16 @@ p2p::Placement EngineImpl::on_frame_begin(int world, std::span<const std::byte> 
     case wire::Kind::sync_eager:
     case wire::Kind::rts: {
       auto h = wire::MessageHeader::decode(header);
-      if (kind != wire::Kind::rts) check_eager_size(world, h, payload_size);
+      if (kind != wire::Kind::rts)
+        check_eager_size(world, h, payload_size);
+      else if (payload_size > h.size)
+        throw MpiError(MPI_ERR_INTERN, fmt::format("rank {}: rts from rank {} announces {} bytes, carries {}", rank_,
+                                                   world, h.size, payload_size));
       if (PointRequest* r = match_posted(world, h)) {
         if (kind == wire::Kind::rts) {
-          accept_rendezvous(r, world, h.sender_id, h.size);
+          accept_rendezvous(r, world, h.sender_id, h.size, payload_size);
           if (payload_size == 0) return {};
-          // The first fragment rides on the rts (IMPI's long protocol).
+          // The message's first bytes ride on the rts (Capabilities::rts_prefix).
           r->fragment_offset = 0;
           p2p::Placement placement;
           placement.token = make_token(r, token_data);

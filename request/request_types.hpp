@@ -90,7 +90,7 @@ struct PointRequest : Request {
   int frames_outstanding = 0;            // queued in the engine or in flight in a transport
   bool awaiting_cts = false;
   bool awaiting_ack = false;
-  std::size_t rts_prefix = 0;            // bytes sent with the rts (rts_carries_first_fragment)
+  std::size_t rts_prefix = 0;            // bytes sent with the rts (Capabilities::rts_prefix)
   bool internal = false;                 // created by the engine (buffered copy); released at completion
   core::Comm* held_comm = nullptr;       // core::comm_hold'ed (released by release(); lives until then)
   std::optional<std::size_t> bsend_block;  // offset of its block in the attached buffer

@@ -43,6 +43,11 @@ const conf::Param<bool> one_connection_param{
     "its request: small-message latency); false = every process sends on connections it opened, one per direction "
     "(on loopback, faster ping-pongs of large messages; p2p/README.md)",
     conf::Level::tuner};
+const conf::Param<std::int64_t> rts_prefix_param{
+    "tcp.rts_prefix", 128 * 1024, "bytes",
+    "a rendezvous message's request to send carries its first this many bytes, which travel while the "
+    "receiver's answer comes back (0 = none; at most the 4 MiB fragment)",
+    conf::Level::tuner};
 const conf::Param<double> connect_timeout_param{
     "tcp.connect_timeout", 30.0, "seconds", "how long a connection to a peer may take before the job fails",
     conf::Level::tuner};
@@ -84,6 +89,11 @@ TcpOptions TcpOptions::from_configuration() {
   o.port_range = read_param(port_range_param);
   o.network = read_param(network_param);
   o.one_connection = read_param(one_connection_param);
+  const std::int64_t prefix = read_param(rts_prefix_param);
+  if (prefix < 0 || static_cast<std::uint64_t>(prefix) > max_kept_payload_buffer)
+    throw MpiError(MPI_ERR_OTHER, fmt::format("tcp.rts_prefix = {} is outside 0..{} bytes", prefix,
+                                              max_kept_payload_buffer));
+  o.rts_prefix = static_cast<std::size_t>(prefix);
   double timeout = read_param(connect_timeout_param);
   if (timeout > 0) o.connect_timeout = std::chrono::milliseconds(static_cast<long long>(timeout * 1000));
   return o;
@@ -736,6 +746,7 @@ Capabilities TcpTransport::capabilities() const {
   Capabilities caps;
   caps.eager_limit = eager_limit;
   caps.max_fragment = max_kept_payload_buffer;
+  caps.rts_prefix = options_.rts_prefix;
   caps.latency_us = 25;
   caps.bandwidth_bytes_per_s = 1e9;
   caps.can_block = true;

@@ -27,6 +27,7 @@ struct TcpOptions {
   std::string port_range;              // "start:end" or "" for any
   std::string network;                 // advertise the interface inside this prefix
   bool one_connection = true;          // answer on the peer's connection (false: one per direction)
+  std::size_t rts_prefix = 128 * 1024;  // Capabilities::rts_prefix
   std::chrono::milliseconds connect_timeout{30000};
   std::chrono::milliseconds hello_timeout{10000};
   std::chrono::milliseconds shutdown_timeout{10000};

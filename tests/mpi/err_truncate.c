@@ -3,7 +3,9 @@
  * and MPI_ERR_IN_STATUS from MPI_Waitall with the failing status' MPI_ERROR
  * of class MPI_ERR_TRUNCATE and the other one MPI_SUCCESS; the envelope in
  * the status is still filled in; bytes past the receive buffer are not
- * written; communication works afterwards.  Small and large messages.
+ * written, those before it are; communication works afterwards.  Small and
+ * large messages, a large one also into a buffer shorter than the part a
+ * rendezvous request may carry (tcp.rts_prefix), and into none.
  * Pairs; odd size: self (non-blocking sends). */
 #include "mpitest.h"
 
@@ -16,7 +18,8 @@ static void send_to_partner(const int *buf, int n, int tag, MPI_Request *req)
 
 int main(int argc, char **argv)
 {
-    static const int sizes[2] = {10, 200000};
+    static const int sizes[4] = {10, 200000, 200000, 200000};
+    static const int smalls[4] = {5, 100000, 3, 0};
     int *sbuf, *rbuf, k, rc, i;
     MPI_Status st;
     MPI_Request sreq, rreq;
@@ -31,8 +34,8 @@ int main(int argc, char **argv)
     for (i = 0; i < 200000; ++i)
         sbuf[i] = mt_rank + i;
 
-    for (k = 0; k < 2; ++k) {
-        int n = sizes[k], small = n / 2;
+    for (k = 0; k < 4; ++k) {
+        int n = sizes[k], small = smalls[k];
         char what[160];
         /* Blocking receive. */
         send_to_partner(sbuf, n, 10 + k, &sreq);
@@ -51,6 +54,12 @@ int main(int argc, char **argv)
          * large message (bug); we must not. */
         if (!MT_IS_OPENMPI)
             CHECK_INT(what, -1, rbuf[small]);
+        for (i = 0; i < small; ++i)
+            if (rbuf[i] != partner + i) {
+                MT_FAIL("truncated MPI_Recv of %d ints into %d: int %d, expected %d got %d", n, small, i,
+                        partner + i, rbuf[i]);
+                break;
+            }
         rc = MPI_Wait(&sreq, MPI_STATUS_IGNORE);
         CHECK_INT("MPI_Wait of the truncated message's send", MPI_SUCCESS, rc);
 
