@@ -29,14 +29,17 @@ const conf::ChoiceParam yield_param{
     "off = never",
     conf::Level::tuner};
 
-// mpirun's count of this host's ranks (0 when it did not say).
-long local_nprocs() {
-  const char* text = std::getenv("_YAMPI_LOCAL_NPROCS");
+// A positive count from mpirun's environment (0 when it did not say).
+long env_count(const char* name) {
+  const char* text = std::getenv(name);
   if (!text || !*text) return 0;
   char* end = nullptr;
   long n = std::strtol(text, &end, 10);
   return end && *end == '\0' && n > 0 ? n : 0;
 }
+
+// mpirun's count of this host's ranks (0 when it did not say).
+long local_nprocs() { return env_count("_YAMPI_LOCAL_NPROCS"); }
 
 // The cores this process may use, or more when mpirun (on this host) may
 // use more: a vendor's launcher may bind each rank to one core, which does
@@ -51,6 +54,12 @@ long usable_cores() {
 }
 
 }  // namespace
+
+bool job_crowded() noexcept {
+  const long nprocs = env_count("_YAMPI_NPROCS");
+  const long cores = env_count("_YAMPI_LOCAL_CORES");
+  return nprocs > 0 && cores > 0 && env_count("_YAMPI_LOCAL_NPROCS") == nprocs && nprocs > 2 * cores;
+}
 
 bool yield_when_idle_setting() {
   std::string value;

@@ -18,4 +18,11 @@ const char* progress_mode_name(p2p::ProgressMode mode) noexcept;
 // the larger of sched_getaffinity and mpirun's own, _YAMPI_LOCAL_CORES).  Throws MpiError(MPI_ERR_OTHER) for a bad value.
 bool yield_when_idle_setting();
 
+// Whether every process this mpirun started runs on one host with more than
+// two of them per core it may use (_YAMPI_NPROCS = _YAMPI_LOCAL_NPROCS >
+// 2 x _YAMPI_LOCAL_CORES).  Built from what mpirun gives every process of
+// the job alike, so all of them get the same answer (the collectives choose
+// their algorithms by it).  False when mpirun did not say.
+bool job_crowded() noexcept;
+
 }  // namespace gridmpi::request

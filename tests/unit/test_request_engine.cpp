@@ -525,6 +525,30 @@ TEST_CASE("progress.yield: auto yields only when the host has more ranks than co
   CHECK_THROWS_WITH(request::yield_when_idle_setting(), Catch::Contains("progress.yield"));
 }
 
+TEST_CASE("job_crowded: every process on mpirun's host, more than two per core", "[engine]") {
+  conf::testing::ScopedEnvironment env;
+  env.unset("_YAMPI_NPROCS");
+  env.unset("_YAMPI_LOCAL_NPROCS");
+  env.unset("_YAMPI_LOCAL_CORES");
+  CHECK_FALSE(request::job_crowded());  // not started by mpirun
+  env.set("_YAMPI_NPROCS", "8");
+  env.set("_YAMPI_LOCAL_NPROCS", "8");
+  CHECK_FALSE(request::job_crowded());  // mpirun did not say how many cores
+  env.set("_YAMPI_LOCAL_CORES", "2");
+  CHECK(request::job_crowded());
+  env.set("_YAMPI_LOCAL_CORES", "4");
+  CHECK_FALSE(request::job_crowded());  // two per core: not crowded
+  env.set("_YAMPI_LOCAL_CORES", "3");
+  CHECK(request::job_crowded());
+  // Spread over hosts: the processes on other hosts see other counts, so
+  // nobody may call the job crowded.
+  env.set("_YAMPI_LOCAL_CORES", "1");
+  env.set("_YAMPI_LOCAL_NPROCS", "4");
+  CHECK_FALSE(request::job_crowded());
+  env.set("_YAMPI_LOCAL_NPROCS", "8x");
+  CHECK_FALSE(request::job_crowded());
+}
+
 // ---- the thread progress mode ------------------------------------------------
 // Each engine runs its own progress thread; the test thread plays the
 // application: it holds the big lock around engine calls (as every MPI call
