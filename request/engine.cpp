@@ -1552,6 +1552,11 @@ void EngineImpl::leave() noexcept {
 
 bool EngineImpl::background_round(bool from_gate) {
   ProgressGuard guard(in_progress_);
+  struct GateRound {
+    bool& flag;
+    ~GateRound() { flag = false; }
+  } gate_round{gate_round_};
+  gate_round_ = from_gate;
   bool worked = false;
   // The transports' progress() reports a failure a handler or a transport
   // thread recorded (a lost peer), finishes what handlers leave (self

@@ -103,7 +103,14 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
   // EventGate (thread mode): the big lock around one round of events.
   void enter() override;
   void leave() noexcept override;
-  bool application_polling() const noexcept override { return application_pollers_ > 0; }
+  // Also true in a round of the progress thread while the re-arm timer is
+  // pending: the application left its polling wait less than rearm_delay
+  // ago and is likely to call again soon (a crowded host's collectives);
+  // armed wake-ups would cost the progress thread a switch per message
+  // meanwhile, and the timer arms them if the application stays away.
+  bool application_polling() const noexcept override {
+    return application_pollers_ > 0 || (gate_round_ && rearm_pending_);
+  }
   void schedule_rearm();
 
   // For tests and diagnostics.
@@ -245,6 +252,7 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
   // (schedule_rearm); made at its first use.  Destroyed before io_.
   std::optional<boost::asio::steady_timer> rearm_timer_;
   bool rearm_pending_ = false;
+  bool gate_round_ = false;  // background_round(from_gate) runs
   std::chrono::steady_clock::time_point last_poll_exit_{};
   std::vector<std::unique_ptr<p2p::Transport>> transports_;
   bool can_sleep_ = true;  // every transport wakes io_ (else sleeps are short)
