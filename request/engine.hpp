@@ -104,12 +104,13 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
   void enter() override;
   void leave() noexcept override;
   // Also true in a round of the progress thread while the re-arm timer is
-  // pending: the application left its polling wait less than rearm_delay
-  // ago and is likely to call again soon (a crowded host's collectives);
-  // armed wake-ups would cost the progress thread a switch per message
-  // meanwhile, and the timer arms them if the application stays away.
+  // pending and no thread waits: the application left its polling wait less
+  // than rearm_delay ago and is likely to call again soon (a crowded host's
+  // collectives); armed wake-ups would cost the progress thread a switch per
+  // message meanwhile, and the timer arms them if the application stays
+  // away.  A thread asleep in a wait always gets them armed.
   bool application_polling() const noexcept override {
-    return application_pollers_ > 0 || (gate_round_ && rearm_pending_);
+    return application_pollers_ > 0 || (gate_round_ && rearm_pending_ && waiters_.empty());
   }
   void schedule_rearm();
 

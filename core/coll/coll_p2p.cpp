@@ -36,8 +36,10 @@ void finish(request::Engine& e, request::Request* r, MPI_Status* status) {
   throw_if_failed(error, s);
 }
 
-// A send request waited for in this scope: finish() takes it; when the wait
-// throws, it is freed, to complete (or fail) in the background.
+// A send request waited for in this scope: finish() takes it.  When the
+// wait throws, an incomplete one is cancelled (a message nobody matched yet
+// is withdrawn: it must not meet a later collective, and its buffer is
+// about to go) and freed, to complete or fail in the background.
 class SendScope {
  public:
   explicit SendScope(request::Engine& e) : e_(e) {}
@@ -45,6 +47,13 @@ class SendScope {
   SendScope& operator=(const SendScope&) = delete;
   ~SendScope() {
     if (!r_) return;
+    if (!r_->complete) {
+      try {
+        e_.cancel(r_);
+      } catch (...) {
+        // The peer is gone or the frame cannot be sent: nothing to withdraw.
+      }
+    }
     if (r_->complete)
       e_.release(r_);
     else
