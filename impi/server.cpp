@@ -62,10 +62,10 @@ std::uint32_t ServerState::server_mask() const noexcept {
 std::vector<ServerAction> ServerState::take_actions() { return std::exchange(actions_, {}); }
 
 void ServerState::send(ConnectionId id, std::vector<std::byte> bytes) {
-  actions_.push_back(server_action::Send{id, std::move(bytes)});
+  actions_.emplace_back(server_action::Send{id, std::move(bytes)});
 }
-void ServerState::close(ConnectionId id) { actions_.push_back(server_action::Close{id}); }
-void ServerState::print(std::string line) { actions_.push_back(server_action::Print{std::move(line)}); }
+void ServerState::close(ConnectionId id) { actions_.emplace_back(server_action::Close{id}); }
+void ServerState::print(std::string line) { actions_.emplace_back(server_action::Print{std::move(line)}); }
 void ServerState::verbose(const std::string& line) {
   if (settings_.verbose) print("impi-server: " + line);
 }
@@ -362,7 +362,7 @@ void ServerState::stop(const std::string& line, int exit_status) {
   for (const auto& [id, c] : connections_) close(id);
   connections_.clear();
   exit_status_ = exit_status;
-  actions_.push_back(server_action::Finish{exit_status});
+  actions_.emplace_back(server_action::Finish{exit_status});
 }
 
 }  // namespace gridmpi::impi

@@ -24,14 +24,14 @@ std::uint64_t get_u64(const std::byte* p) noexcept {
   return v;
 }
 void append_u32(std::vector<std::byte>& out, std::uint32_t v) {
-  std::byte b[4];
-  put_u32(b, v);
-  out.insert(out.end(), b, b + 4);
+  const std::size_t n = out.size();
+  out.resize(n + 4);
+  put_u32(out.data() + n, v);
 }
 void append_u64(std::vector<std::byte>& out, std::uint64_t v) {
-  std::byte b[8];
-  put_u64(b, v);
-  out.insert(out.end(), b, b + 8);
+  const std::size_t n = out.size();
+  out.resize(n + 8);
+  put_u64(out.data() + n, v);
 }
 
 // ---- commands ----------------------------------------------------------------
