@@ -14,11 +14,6 @@ constexpr auto handover_patience = std::chrono::milliseconds(2);
 
 }  // namespace
 
-BigLock& big_lock() noexcept {
-  static BigLock lock;
-  return lock;
-}
-
 void BigLock::lock(bool wake_sleeper) {
   if (held_by_me()) {
     ++depth_;

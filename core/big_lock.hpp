@@ -105,7 +105,11 @@ class BigLock {
 };
 
 // The one lock of the process.
-BigLock& big_lock() noexcept;
+// Inline: every MPI call asks it (ApiLock) whether it is enabled.
+inline BigLock& big_lock() noexcept {
+  static BigLock lock;
+  return lock;
+}
 
 // Held by every MPI entry point (api_call and the shims that bypass it).
 // Takes the lock only when it is enabled; remembers whether it did, so that

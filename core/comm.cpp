@@ -482,12 +482,7 @@ ContextPool& context_pool() {
 
 // ---- table ------------------------------------------------------------------
 
-HandleTable<Comm>& comm_table() {
-  static HandleTable<Comm> table(MPI_ERR_COMM);
-  return table;
-}
-
-Comm& comm(MPI_Comm handle) {
+void bad_comm(MPI_Comm handle) {
   Comm* c = comm_table().find(handle);
   if (!c) {
     if (handle == MPI_COMM_NULL) throw MpiError(MPI_ERR_COMM, "the communicator is MPI_COMM_NULL");
@@ -498,7 +493,7 @@ Comm& comm(MPI_Comm handle) {
     throw MpiError(MPI_ERR_COMM, fmt::format("communicator {} is not usable yet: the MPI_Comm_idup that makes it "
                                              "has not completed (wait for its request first)",
                                              handle));
-  return *c;
+  throw MpiError(MPI_ERR_COMM, fmt::format("invalid communicator {}", handle));
 }
 
 Comm& make_comm(MPI_Comm fixed_handle, std::uint32_t context_id, std::shared_ptr<Group> group) {

@@ -98,9 +98,19 @@ struct Comm {
   int peer_size() const noexcept { return (remote_group ? remote_group : group)->size(); }
 };
 
-HandleTable<Comm>& comm_table();
+// Inline, as comm() is: every point-to-point call looks its communicator up.
+inline HandleTable<Comm>& comm_table() {
+  static HandleTable<Comm> table(MPI_ERR_COMM);
+  return table;
+}
 HandleTable<Group>& group_table();
-Comm& comm(MPI_Comm handle);     // throws MpiError(MPI_ERR_COMM)
+[[noreturn]] void bad_comm(MPI_Comm handle);  // throws MpiError(MPI_ERR_COMM) naming the problem
+inline Comm& comm(MPI_Comm handle) {    // throws MpiError(MPI_ERR_COMM)
+  Comm* c = comm_table().find(handle);
+  if (!c || c->freed || c->incomplete) [[unlikely]]
+    bad_comm(handle);
+  return *c;
+}
 Group& group(MPI_Group handle);  // throws MpiError(MPI_ERR_GROUP)
 
 // ---- group operations (core/group.cpp) ------------------------------------

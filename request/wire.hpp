@@ -49,7 +49,13 @@ using HeaderBuffer = std::array<std::byte, max_header_size>;
 
 // Decoding failures (a short header, an unknown kind) throw MpiError(MPI_ERR_INTERN)
 // naming the problem; the caller adds the peer.
-Kind peek_kind(std::span<const std::byte> header);
+[[noreturn]] void bad_frame_header(std::span<const std::byte> header);
+inline Kind peek_kind(std::span<const std::byte> header) {  // inline: read twice per message
+  if (header.size() < 4 || static_cast<std::uint8_t>(header[0]) < 1 ||
+      static_cast<std::uint8_t>(header[0]) > static_cast<std::uint8_t>(last_kind)) [[unlikely]]
+    bad_frame_header(header);
+  return static_cast<Kind>(header[0]);
+}
 std::string kind_name(Kind kind);
 
 struct Envelope {
