@@ -158,6 +158,11 @@ EngineImpl::EngineImpl(int world_rank, int world_size, std::uint64_t job_cookie,
     polled_ = polled_ || caps.polled || !caps.can_block;
     if (caps.can_block) fd_transports_.push_back(t.get());
   }
+  for (const bool memory : {false, true})
+    for (const auto& t : transports_) {
+      const p2p::Capabilities caps = t->capabilities();
+      if ((caps.polled || !caps.can_block) == memory) poll_order_.push_back(t.get());
+    }
   // Handle 1 is MPI_MESSAGE_NO_PROC: keep it out of the user range.
   messages_.put_at(MPI_MESSAGE_NO_PROC, std::make_unique<MessageSlot>());
   if (threaded) {
@@ -184,6 +189,8 @@ EngineImpl::~EngineImpl() {
   if (mode_ != p2p::ProgressMode::thread) {
     core::big_lock().remove_waker(this);
     // Transports first: their handlers refer to this sink.
+    poll_order_.clear();
+    fd_transports_.clear();
     transports_.clear();
     return;
   }
@@ -201,6 +208,8 @@ EngineImpl::~EngineImpl() {
   std::vector<std::unique_ptr<p2p::Transport>> own_threads;
   for (auto& t : transports_)
     if (!t->capabilities().can_block) own_threads.push_back(std::move(t));
+  poll_order_.clear();
+  fd_transports_.clear();
   transports_.clear();
   int depth = lock.release_all();
   own_threads.clear();
@@ -576,6 +585,7 @@ Request* EngineImpl::irecv(void* buf, int count, MPI_Datatype type, int source, 
 
 Request* EngineImpl::recv_start(void* buf, int count, MPI_Datatype type, int source, int tag, core::Comm& comm,
                                 std::uint32_t context) {
+  retired_.reset();
   auto r = std::make_unique<PointRequest>();
   init_point(r.get(), PointRole::recv, buf, count, type, source, tag, &comm, context, SendMode::standard);
   try {
@@ -599,7 +609,7 @@ void EngineImpl::recv_finish(Request* request) noexcept {
       return;
     }
     detach_point(r);
-    delete r;
+    retired_.reset(r);
   } catch (...) {
     // Out of memory, or a datatype table in trouble: the request is left
     // behind (a transport may still name it) rather than freed half-way.
@@ -1371,7 +1381,7 @@ bool EngineImpl::poll_round() {
   if (in_progress_) return false;  // an upcall asked for progress: the outer round will do it
   ProgressGuard guard(in_progress_);
   bool worked = false;
-  for (const auto& t : transports_) worked = t->progress() || worked;
+  for (p2p::Transport* t : poll_order_) worked = t->progress() || worked;
   // The io_context costs an epoll_wait system call per poll.  Only fd-based
   // transports: asked every round but those in which another transport
   // (self) delivered, so that a wait completed by that returns at once
@@ -1578,7 +1588,7 @@ bool EngineImpl::background_round(bool from_gate) {
   if (from_gate)
     for (p2p::Transport* t : fd_transports_) round(t);
   else
-    for (const auto& t : transports_) round(t.get());
+    for (p2p::Transport* t : poll_order_) round(t);
   if (!peers_with_pending_.empty()) worked = drain_pending() || worked;
   if (!adopted_.empty()) worked = poll_adopted() || worked;
   return worked;

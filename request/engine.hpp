@@ -259,10 +259,18 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
   bool can_sleep_ = true;  // every transport wakes io_ (else sleeps are short)
   bool polled_ = false;    // some transport is found by polling (Capabilities::polled, or no fd)
   std::vector<p2p::Transport*> fd_transports_;  // can_block: driven by io_ (thread mode: the engine's thread)
+  // poll_round()'s order: the transports found by polling memory (shm, the
+  // vendor) last, so that a round that delivers the message a waiter waits
+  // for ends there, not after the others' turns.
+  std::vector<p2p::Transport*> poll_order_;
   std::vector<Peer> peers_;
   // Unexpected messages whose payload was still arriving when the receive
   // that took them failed (attach_message): the transport names them.
   std::vector<std::unique_ptr<UnexpectedMessage>> orphans_;
+  // The last blocking receive, detached: recv_finish leaves freeing its
+  // memory to the next recv_start (the destructor and the free list are not
+  // on the path from the message to the caller's return).
+  std::unique_ptr<PointRequest> retired_;
   std::vector<int> peers_with_pending_;
   MatchQueues queues_;
   std::unordered_map<std::uint64_t, PointRequest*> by_id_;
