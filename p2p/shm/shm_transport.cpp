@@ -957,6 +957,20 @@ bool ShmTransport::arm() {
 }
 
 bool ShmTransport::progress() {
+  // The round of a poll-mode waiter that finds nothing (most of them): one
+  // load per peer, then the idle bookkeeping, without the full round's
+  // set-up; the time between two looks at a ring is a message's latency.
+  if (!failure_ && context_.progress == ProgressMode::poll && pending_hellos_.empty() && to_publish_.empty() &&
+      senders_.empty()) {
+    bool ready = false;
+    for (const Watch& w : watch_)
+      ready = ready || std::atomic_ref<std::uint64_t>(*w.stamp).load(std::memory_order_acquire) == w.ready;
+    if (!ready) return idle_round();
+  }
+  return full_progress();
+}
+
+bool ShmTransport::full_progress() {
   if (failure_) std::rethrow_exception(failure_);
   bool worked = false;
   if (!pending_hellos_.empty()) {
@@ -1009,6 +1023,10 @@ bool ShmTransport::progress() {
       reading_ = false;
     }
   }
+  return idle_round();
+}
+
+bool ShmTransport::idle_round() {
   // Poll mode: the engine spins a while before it sleeps.  Senders ring only
   // once we have been idle for half that spin (a busy ping-pong never makes
   // a system call); the flag stays set until a sender clears it.

@@ -93,6 +93,8 @@ class ShmTransport final : public Transport {
                         std::uint64_t token);
   bool continue_stream(Peer& p);
   bool progress_sends();
+  bool full_progress();
+  bool idle_round();
   bool drain(Peer& p);
   void deliver_end(Peer& p);
   void read_from_peer(Peer& p, std::span<std::byte> target, std::uint64_t address);
