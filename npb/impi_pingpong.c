@@ -182,7 +182,7 @@ int main(int argc, char **argv) {
         ok = 0;
       }
       double half_avg = total / iters / 2, half_min = best / 2;
-      printf("PP bytes=%ld iters=%d lat_avg_us=%.2f lat_min_us=%.2f mbps_avg=%.2f mbps_best=%.2f\n", n, iters,
+      printf("PP bytes=%ld iters=%d lat_avg_us=%.3f lat_min_us=%.3f mbps_avg=%.2f mbps_best=%.2f\n", n, iters,
              half_avg * 1e6, half_min * 1e6, (double)n / half_avg / 1e6, (double)n / half_min / 1e6);
       fflush(stdout);
       memset(rbuf, 0, (size_t)n);
