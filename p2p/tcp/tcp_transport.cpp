@@ -852,6 +852,14 @@ SendStatus TcpTransport::send(int peer, std::span<const std::byte> header, std::
 }
 
 bool TcpTransport::progress() {
+  // Every round of every waiter asks, mostly for nothing: that case without
+  // the set-up of the rest.
+  if (failure_ || !rearm_.empty()) [[unlikely]]
+    return restart_reads();
+  return false;
+}
+
+bool TcpTransport::restart_reads() {
   if (failure_) std::rethrow_exception(failure_);
   // start_reading() only starts an operation (its handler runs later), so
   // it cannot add to rearm_ meanwhile; clear() keeps the vector's memory

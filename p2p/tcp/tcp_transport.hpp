@@ -66,6 +66,7 @@ class TcpTransport final : public Transport {
   static constexpr std::size_t eager_limit = 64 * 1024;
 
  private:
+  [[gnu::noinline]] bool restart_reads();  // progress() when it has work: rethrows a failure, re-arms reads
   class Connection;
   friend class Connection;
   struct PeerState {
