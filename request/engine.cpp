@@ -152,17 +152,16 @@ EngineImpl::EngineImpl(int world_rank, int world_size, std::uint64_t job_cookie,
                                 threaded ? static_cast<p2p::EventGate*>(this) : nullptr,
                                 std::chrono::microseconds(spin_)};
   transports_ = make(context);
+  std::vector<p2p::Transport*> found_in_memory;
   for (const auto& t : transports_) {
     const p2p::Capabilities caps = t->capabilities();
     can_sleep_ = can_sleep_ && caps.can_block;
-    polled_ = polled_ || caps.polled || !caps.can_block;
+    const bool memory = caps.polled || !caps.can_block;
+    polled_ = polled_ || memory;
     if (caps.can_block) fd_transports_.push_back(t.get());
+    (memory ? found_in_memory : poll_order_).push_back(t.get());
   }
-  for (const bool memory : {false, true})
-    for (const auto& t : transports_) {
-      const p2p::Capabilities caps = t->capabilities();
-      if ((caps.polled || !caps.can_block) == memory) poll_order_.push_back(t.get());
-    }
+  poll_order_.insert(poll_order_.end(), found_in_memory.begin(), found_in_memory.end());
   // Handle 1 is MPI_MESSAGE_NO_PROC: keep it out of the user range.
   messages_.put_at(MPI_MESSAGE_NO_PROC, std::make_unique<MessageSlot>());
   if (threaded) {
