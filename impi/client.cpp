@@ -67,7 +67,7 @@ void ClientSession::fail(std::string line) {
   state_ = State::failed;
   deadline_.reset();
   input_.clear();
-  actions_.push_back(client_action::Failed{std::move(line)});
+  actions_.emplace_back(client_action::Failed{std::move(line)});
 }
 
 void ClientSession::send(std::vector<std::byte> bytes) {
@@ -76,12 +76,12 @@ void ClientSession::send(std::vector<std::byte> bytes) {
     flush_tls();
     return;
   }
-  actions_.push_back(client_action::Send{std::move(bytes)});
+  actions_.emplace_back(client_action::Send{std::move(bytes)});
 }
 
 void ClientSession::flush_tls() {
   auto raw = tls_->take_output();
-  if (!raw.empty()) actions_.push_back(client_action::Send{std::move(raw)});
+  if (!raw.empty()) actions_.emplace_back(client_action::Send{std::move(raw)});
 }
 
 void ClientSession::connected(Clock::time_point now) {
@@ -364,7 +364,7 @@ void ClientSession::complete() {
   }
   state_ = State::ready;
   deadline_.reset();
-  actions_.push_back(client_action::StartupComplete{labels_});
+  actions_.emplace_back(client_action::StartupComplete{labels_});
 }
 
 void ClientSession::connection_lost(const std::string& os_error, Clock::time_point) {
@@ -423,7 +423,7 @@ void ClientSession::finish() {
     tls_->close();
     flush_tls();
   }
-  actions_.push_back(client_action::Close{});
+  actions_.emplace_back(client_action::Close{});
 }
 
 std::optional<ClientSession::Clock::time_point> ClientSession::next_deadline() const { return deadline_; }

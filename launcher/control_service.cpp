@@ -50,7 +50,7 @@ std::vector<Action> JobControl::take_actions() {
   return out;
 }
 
-void JobControl::send(ConnectionId id, const Message& m) { actions_.push_back(action::Send{id, encode(m)}); }
+void JobControl::send(ConnectionId id, const Message& m) { actions_.emplace_back(action::Send{id, encode(m)}); }
 
 void JobControl::launched(int rank, int pid, Clock::time_point now) {
   Rank& r = ranks_.at(rank);
@@ -58,7 +58,7 @@ void JobControl::launched(int rank, int pid, Clock::time_point now) {
   r.launched_at = now;
   if (!settings_.remote[rank]) r.pid = pid;
   // A rank started while the job is already stopping is stopped at once.
-  if (stopping_ && !settings_.remote[rank]) actions_.push_back(action::SignalLocal{SIGKILL});
+  if (stopping_ && !settings_.remote[rank]) actions_.emplace_back(action::SignalLocal{SIGKILL});
 }
 
 void JobControl::launch_failed(int rank, const std::string& reason, Clock::time_point now) {
@@ -89,9 +89,9 @@ void JobControl::received(ConnectionId id, std::span<const std::byte> bytes, Clo
     }
   } catch (const ProtocolError& e) {
     std::string who = c.role == Connection::Role::unknown ? "" : " (rank " + std::to_string(c.rank) + ")";
-    actions_.push_back(action::Print{"mpirun: closing control connection from " + c.peer + who + ": " +
+    actions_.emplace_back(action::Print{"mpirun: closing control connection from " + c.peer + who + ": " +
                                      e.what() + "; is a program of another MPI or version connecting?"});
-    actions_.push_back(action::Close{id});
+    actions_.emplace_back(action::Close{id});
     connection_closed(id, now);
   }
 }
@@ -99,12 +99,12 @@ void JobControl::received(ConnectionId id, std::span<const std::byte> bytes, Clo
 void JobControl::refuse(ConnectionId id, const std::string& why_for_log, const std::string& why_for_peer) {
   auto it = connections_.find(id);
   std::string peer = it != connections_.end() ? it->second.peer : "?";
-  actions_.push_back(action::Print{"mpirun: refused control connection from " + peer + ": " + why_for_log});
+  actions_.emplace_back(action::Print{"mpirun: refused control connection from " + peer + ": " + why_for_log});
   Message m;
   m.type = MessageType::refuse;
   m.text = why_for_peer;
   send(id, m);
-  actions_.push_back(action::Close{id});
+  actions_.emplace_back(action::Close{id});
   if (it != connections_.end()) connections_.erase(it);
 }
 
@@ -223,13 +223,13 @@ void JobControl::handle(ConnectionId id, Connection& c, const Message& m, Clock:
       if (!settings_.external_fence_key.empty() && m.key == settings_.external_fence_key) {
         if (!stopping_) {
           external_fence_pending_ = true;
-          actions_.push_back(action::ExternalFence{m.key, std::move(out.values)});
+          actions_.emplace_back(action::ExternalFence{m.key, std::move(out.values)});
         }
         return;
       }
       auto bytes = encode(out);
       for (const Rank& each : ranks_)
-        if (each.connection) actions_.push_back(action::Send{*each.connection, bytes});
+        if (each.connection) actions_.emplace_back(action::Send{*each.connection, bytes});
       return;
     }
     case MessageType::abort: {
@@ -373,7 +373,7 @@ void JobControl::rank_ended(int rank, bool exited, int code_or_signal, Clock::ti
 }
 
 void JobControl::signal_all(int signo) {
-  actions_.push_back(action::SignalLocal{signo});
+  actions_.emplace_back(action::SignalLocal{signo});
   Message s;
   s.type = MessageType::proxy_signal;
   s.code = signo;
@@ -388,7 +388,7 @@ void JobControl::fail(const std::string& line, int exit_status, Clock::time_poin
   stopping_ = true;
   failure_status_ = exit_status;
   std::string text = line.starts_with("mpirun: ") ? line : "mpirun: " + line;
-  actions_.push_back(action::Print{text});
+  actions_.emplace_back(action::Print{text});
   stop_ = Stop::term_sent;
   stop_deadline_ = now + settings_.terminate_grace;
   signal_all(SIGTERM);
@@ -401,7 +401,7 @@ void JobControl::interrupted(int signo, Clock::time_point now) {
     pending_abort_.reset();
     stopping_ = true;
     failure_status_ = 128 + signo;
-    actions_.push_back(action::Print{"mpirun: received " + describe_signal(signo) + "; stopping all " +
+    actions_.emplace_back(action::Print{"mpirun: received " + describe_signal(signo) + "; stopping all " +
                                      std::to_string(size()) + " ranks"});
     stop_ = Stop::term_sent;
     stop_deadline_ = now + settings_.terminate_grace;
@@ -421,7 +421,7 @@ void JobControl::time_limit_reached(std::int64_t seconds, Clock::time_point now)
   pending_abort_.reset();
   stopping_ = true;
   failure_status_ = 255;
-  actions_.push_back(action::Print{"mpirun: the job ran longer than its time limit of " + std::to_string(seconds) +
+  actions_.emplace_back(action::Print{"mpirun: the job ran longer than its time limit of " + std::to_string(seconds) +
                                    " s (MPIEXEC_TIMEOUT / mpirun.timeout); stopping all " +
                                    std::to_string(size()) + " ranks"});
   stop_ = Stop::term_sent;
@@ -438,7 +438,7 @@ void JobControl::answer_external_fence(const std::string& key, std::vector<std::
   out.values = std::move(values);
   auto bytes = encode(out);
   for (const Rank& each : ranks_)
-    if (each.connection) actions_.push_back(action::Send{*each.connection, bytes});
+    if (each.connection) actions_.emplace_back(action::Send{*each.connection, bytes});
 }
 
 void JobControl::set_rank_offset(int offset) { rank_offset_ = offset; }
@@ -511,7 +511,7 @@ void JobControl::tick(Clock::time_point now) {
     // went away); say so rather than wait forever.
     for (int i = 0; i < size(); ++i) {
       if (!ranks_[i].gone && ranks_[i].launched) {
-        actions_.push_back(action::Print{"mpirun: " + name(i) + " " + where(i) +
+        actions_.emplace_back(action::Print{"mpirun: " + name(i) + " " + where(i) +
                                          " did not report its end; it may still be running on " +
                                          settings_.hosts[i]});
       }
@@ -570,9 +570,9 @@ void JobControl::check_finished() {
     }
   }
   // Nobody will read from these connections any more.
-  for (const auto& [id, c] : connections_) actions_.push_back(action::Close{id});
+  for (const auto& [id, c] : connections_) actions_.emplace_back(action::Close{id});
   connections_.clear();
-  actions_.push_back(action::Finish{status});
+  actions_.emplace_back(action::Finish{status});
 }
 
 }  // namespace gridmpi::launcher
