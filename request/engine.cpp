@@ -17,6 +17,7 @@
 #include "core/error.hpp"
 #include "core/group.hpp"
 #include "core/job_layout.hpp"
+#include "p2p/copy_bytes.hpp"
 #include "request/progress_mode.hpp"
 
 namespace gridmpi::request {
@@ -853,7 +854,7 @@ void EngineImpl::unpack_into(PointRequest* r, std::span<const std::byte> bytes, 
   if (bytes.empty()) return;
   if (r->direct) {
     std::byte* dst = recv_base(r) + offset;
-    if (dst != bytes.data()) std::memcpy(dst, bytes.data(), bytes.size());
+    if (dst != bytes.data()) p2p::copy_bytes(dst, bytes.data(), bytes.size());
   } else if (r->external32) {
     core::unpack_external32_range(bytes, static_cast<std::size_t>(r->count), r->datatype, offset, r->recv_buf);
   } else if (offset == 0 && bytes.size() == r->bytes) {

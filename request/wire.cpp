@@ -13,13 +13,11 @@ using p2p::WireWriter;
 namespace {
 
 void need(std::span<const std::byte> in, std::size_t size, Kind kind) {
-  if (in.size() < size)
-    throw MpiError(MPI_ERR_INTERN, fmt::format("{} header of {} bytes, expected {}", kind_name(kind), in.size(), size));
+  if (in.size() < size) short_header(kind, in.size(), size);
 }
 
 void need_room(std::span<std::byte> out, std::size_t size) {
-  if (out.size() < size)
-    throw MpiError(MPI_ERR_INTERN, fmt::format("header buffer of {} bytes, need {}", out.size(), size));
+  if (out.size() < size) header_buffer_too_small(out.size(), size);
 }
 
 void put_common(WireWriter& w, Kind kind) {
@@ -47,29 +45,16 @@ std::string kind_name(Kind kind) {
   return fmt::format("kind {}", static_cast<int>(kind));
 }
 
-std::size_t MessageHeader::encode(std::span<std::byte> out) const {
-  need_room(out, encoded_size);
-  WireWriter w(out.data());
-  w.put(static_cast<std::uint8_t>(kind)).put(flags).put(basic);
-  w.put(envelope.context).put(envelope.source).put(envelope.tag).put(size).put(sender_id);
-  return w.used();
+void header_buffer_too_small(std::size_t have, std::size_t need) {
+  throw MpiError(MPI_ERR_INTERN, fmt::format("header buffer of {} bytes, need {}", have, need));
 }
 
-MessageHeader MessageHeader::decode(std::span<const std::byte> in) {
-  MessageHeader h;
-  h.kind = peek_kind(in);
-  if (h.kind != Kind::eager && h.kind != Kind::sync_eager && h.kind != Kind::rts)
-    throw MpiError(MPI_ERR_INTERN, fmt::format("{} header where a message header was expected", kind_name(h.kind)));
-  need(in, encoded_size, h.kind);
-  h.flags = static_cast<std::uint8_t>(in[1]);
-  h.basic = WireReader(in.data() + 2).get<std::uint16_t>();
-  WireReader r(in.data() + 4);
-  h.envelope.context = r.get<std::uint32_t>();
-  h.envelope.source = r.get<std::int32_t>();
-  h.envelope.tag = r.get<std::int32_t>();
-  h.size = r.get<std::uint64_t>();
-  h.sender_id = r.get<std::uint64_t>();
-  return h;
+void not_a_message_header(Kind kind) {
+  throw MpiError(MPI_ERR_INTERN, fmt::format("{} header where a message header was expected", kind_name(kind)));
+}
+
+void short_header(Kind kind, std::size_t have, std::size_t need) {
+  throw MpiError(MPI_ERR_INTERN, fmt::format("{} header of {} bytes, expected {}", kind_name(kind), have, need));
 }
 
 std::size_t CtsHeader::encode(std::span<std::byte> out) const {

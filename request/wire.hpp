@@ -30,6 +30,8 @@
 #include <span>
 #include <string>
 
+#include "p2p/little_endian.hpp"
+
 namespace gridmpi::request::wire {
 
 enum class Kind : std::uint8_t {
@@ -84,10 +86,43 @@ struct MessageHeader {
   std::uint64_t size = 0;       // packed bytes of the whole message
   std::uint64_t sender_id = 0;  // names the message (sync_ack, cts, cancel_request)
   static constexpr std::size_t encoded_size = 32;
+  // Inline: both run once per message, on its path.
   std::size_t encode(std::span<std::byte> out) const;
   static MessageHeader decode(std::span<const std::byte> in);
   bool operator==(const MessageHeader&) const = default;
 };
+
+// The failures of MessageHeader's encode and decode (they throw MpiError).
+[[noreturn]] void header_buffer_too_small(std::size_t have, std::size_t need);
+[[noreturn]] void not_a_message_header(Kind kind);
+[[noreturn]] void short_header(Kind kind, std::size_t have, std::size_t need);
+
+inline std::size_t MessageHeader::encode(std::span<std::byte> out) const {
+  if (out.size() < encoded_size) [[unlikely]]
+    header_buffer_too_small(out.size(), encoded_size);
+  p2p::WireWriter w(out.data());
+  w.put(static_cast<std::uint8_t>(kind)).put(flags).put(basic);
+  w.put(envelope.context).put(envelope.source).put(envelope.tag).put(size).put(sender_id);
+  return w.used();
+}
+
+inline MessageHeader MessageHeader::decode(std::span<const std::byte> in) {
+  MessageHeader h;
+  h.kind = peek_kind(in);
+  if (h.kind != Kind::eager && h.kind != Kind::sync_eager && h.kind != Kind::rts) [[unlikely]]
+    not_a_message_header(h.kind);
+  if (in.size() < encoded_size) [[unlikely]]
+    short_header(h.kind, in.size(), encoded_size);
+  h.flags = static_cast<std::uint8_t>(in[1]);
+  h.basic = p2p::load_le<std::uint16_t>(in.data() + 2);
+  p2p::WireReader r(in.data() + 4);
+  h.envelope.context = r.get<std::uint32_t>();
+  h.envelope.source = r.get<std::int32_t>();
+  h.envelope.tag = r.get<std::int32_t>();
+  h.size = r.get<std::uint64_t>();
+  h.sender_id = r.get<std::uint64_t>();
+  return h;
+}
 
 struct CtsHeader {
   std::uint64_t sender_id = 0;

@@ -41,7 +41,7 @@ void check_tag(int tag, bool any_allowed) {
                                             any_allowed ? " or MPI_ANY_TAG" : ""));
 }
 
-Comm& check_comm(MPI_Comm comm) {
+[[gnu::always_inline]] inline Comm& check_comm(MPI_Comm comm) {
   if (comm == MPI_COMM_NULL) throw MpiError(MPI_ERR_COMM, "communicator is MPI_COMM_NULL");
   return core::comm(comm);
 }

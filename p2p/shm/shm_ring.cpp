@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "p2p/copy_bytes.hpp"
 
 namespace gridmpi::p2p::shm {
 
@@ -11,26 +12,6 @@ namespace {
 
 std::atomic_ref<std::uint64_t> stamp_of(std::byte* line) {
   return std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(line));
-}
-
-// memcpy without the library call for the sizes of a small message (the
-// call and its size dispatch were a tenth of an eager send's work): two
-// fixed-size copies that may overlap.
-void copy_bytes(std::byte* d, const std::byte* s, std::size_t n) {
-  if (n > 32) {
-    std::memcpy(d, s, n);
-  } else if (n > 16) {
-    std::memcpy(d, s, 16);
-    std::memcpy(d + n - 16, s + n - 16, 16);
-  } else if (n >= 8) {
-    std::memcpy(d, s, 8);
-    std::memcpy(d + n - 8, s + n - 8, 8);
-  } else if (n >= 4) {
-    std::memcpy(d, s, 4);
-    std::memcpy(d + n - 4, s + n - 4, 4);
-  } else {
-    for (std::size_t i = 0; i < n; ++i) d[i] = s[i];
-  }
 }
 
 }  // namespace
