@@ -18,31 +18,55 @@ void yield_idle() { engine().test_idle(); }
 
 namespace {
 
-void check_count_and_type(int count, MPI_Datatype type) {
-  if (count < 0) throw MpiError(MPI_ERR_COUNT, fmt::format("count {} is negative", count));
-  if (type == MPI_DATATYPE_NULL) throw MpiError(MPI_ERR_TYPE, "datatype is MPI_DATATYPE_NULL");
+// The checks run on every call (inline); their failures are out of line.
+[[noreturn, gnu::cold, gnu::noinline]] void bad_count(int count) {
+  throw MpiError(MPI_ERR_COUNT, fmt::format("count {} is negative", count));
+}
+
+[[noreturn, gnu::cold, gnu::noinline]] void null_type() {
+  throw MpiError(MPI_ERR_TYPE, "datatype is MPI_DATATYPE_NULL");
+}
+
+[[noreturn, gnu::cold, gnu::noinline]] void bad_rank(const Comm& c, int rank, const char* what) {
+  throw MpiError(MPI_ERR_RANK, fmt::format("{} rank {} is outside 0..{} of the {}communicator", what, rank,
+                                           c.peer_size() - 1, c.is_inter() ? "remote group of the inter" : ""));
+}
+
+[[noreturn, gnu::cold, gnu::noinline]] void bad_tag(int tag, bool any_allowed) {
+  throw MpiError(MPI_ERR_TAG, fmt::format("tag {} is invalid (tags are 0..{}{})", tag, 0x7fffffff,
+                                          any_allowed ? " or MPI_ANY_TAG" : ""));
+}
+
+[[noreturn, gnu::cold, gnu::noinline]] void null_comm() {
+  throw MpiError(MPI_ERR_COMM, "communicator is MPI_COMM_NULL");
+}
+
+[[gnu::always_inline]] inline void check_count_and_type(int count, MPI_Datatype type) {
+  if (count < 0) [[unlikely]]
+    bad_count(count);
+  if (type == MPI_DATATYPE_NULL) [[unlikely]]
+    null_type();
   // Refuses uncommitted types and types whose size overflowed (too_large)
   // before any caller computes count * size.
   committed_datatype(type);
 }
 
-void check_rank(const Comm& c, int rank, bool any_allowed, const char* what) {
+[[gnu::always_inline]] inline void check_rank(const Comm& c, int rank, bool any_allowed, const char* what) {
   if (rank == MPI_PROC_NULL || (any_allowed && rank == MPI_ANY_SOURCE)) return;
-  if (rank < 0 || rank >= c.peer_size())
-    throw MpiError(MPI_ERR_RANK, fmt::format("{} rank {} is outside 0..{} of the {}communicator", what, rank,
-                                             c.peer_size() - 1, c.is_inter() ? "remote group of the inter" : ""));
+  if (rank < 0 || rank >= c.peer_size()) [[unlikely]]
+    bad_rank(c, rank, what);
 }
 
-void check_tag(int tag, bool any_allowed) {
+[[gnu::always_inline]] inline void check_tag(int tag, bool any_allowed) {
   if (any_allowed && tag == MPI_ANY_TAG) return;
   // MPI_TAG_UB is 0x7fffffff: every non-negative int is a valid tag.
-  if (tag < 0)
-    throw MpiError(MPI_ERR_TAG, fmt::format("tag {} is invalid (tags are 0..{}{})", tag, 0x7fffffff,
-                                            any_allowed ? " or MPI_ANY_TAG" : ""));
+  if (tag < 0) [[unlikely]]
+    bad_tag(tag, any_allowed);
 }
 
 [[gnu::always_inline]] inline Comm& check_comm(MPI_Comm comm) {
-  if (comm == MPI_COMM_NULL) throw MpiError(MPI_ERR_COMM, "communicator is MPI_COMM_NULL");
+  if (comm == MPI_COMM_NULL) [[unlikely]]
+    null_comm();
   return core::comm(comm);
 }
 

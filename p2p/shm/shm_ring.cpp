@@ -16,8 +16,7 @@ std::atomic_ref<std::uint64_t> stamp_of(std::byte* line) {
 
 }  // namespace
 
-bool RingWriter::room(std::uint64_t lines) {
-  if (view_.count - (tail_ - cached_head_) >= lines) return true;
+bool RingWriter::refresh_room(std::uint64_t lines) {
   cached_head_ = view_.control->head.load(std::memory_order_acquire);
   if (view_.count - (tail_ - cached_head_) >= lines) return true;
   // Full: ask for a doorbell, then look once more, so that a receiver that
@@ -29,33 +28,32 @@ bool RingWriter::room(std::uint64_t lines) {
   return view_.count - (tail_ - cached_head_) >= lines;
 }
 
-void RingWriter::publish(std::byte* line, const RecordPrefix& prefix) {
-  // Everything but the stamp first; the stamp's release store makes the
-  // whole record visible.
-  std::memcpy(line + sizeof(std::uint64_t), reinterpret_cast<const std::byte*>(&prefix) + sizeof(std::uint64_t),
-              sizeof(RecordPrefix) - sizeof(std::uint64_t));
-  stamp_of(line).store(prefix.stamp, std::memory_order_release);
+void RingWriter::too_large(std::size_t size, std::size_t header_size) const {
+  throw MpiError(MPI_ERR_INTERN, fmt::format("shm: record of {} bytes (header {}) above the ring's limit of {}", size,
+                                             header_size, max_record()));
+}
+
+bool RingWriter::pad_to_end() {
+  const std::uint64_t pad = view_.count - tail_index_;
+  if (!room(pad)) return false;
+  RecordPrefix prefix{tail_ + 1, static_cast<std::uint8_t>(RecordKind::padding), 0, 0, 0, 0};
+  publish(view_.lines + tail_index_ * cache_line, prefix);
+  tail_ += pad;
+  tail_index_ = 0;
+  return true;
 }
 
 bool RingWriter::write(RecordKind kind, std::span<const std::byte> header, std::span<const std::uint64_t> extras,
                        std::span<const std::byte> data) {
   const std::size_t size = record_bytes(header.size(), extras.size(), data.size());
-  if (header.size() > 255 || extras.size() > max_extra_words || size > max_record())
-    throw MpiError(MPI_ERR_INTERN, fmt::format("shm: record of {} bytes (header {}) above the ring's limit of {}",
-                                               size, header.size(), max_record()));
+  if (header.size() > 255 || extras.size() > max_extra_words || size > max_record()) [[unlikely]]
+    too_large(size, header.size());
   const std::uint64_t lines = lines_for(size);
-  std::uint64_t index = tail_index_;
-  if (index + lines > view_.count) {
-    // Does not fit before the end of the array: pad to the end first.
-    const std::uint64_t pad = view_.count - index;
-    if (!room(pad)) return false;
-    RecordPrefix prefix{tail_ + 1, static_cast<std::uint8_t>(RecordKind::padding), 0, 0, 0, 0};
-    publish(view_.lines + index * cache_line, prefix);
-    tail_ += pad;
-    tail_index_ = 0;
-    index = 0;
-  }
+  // Does not fit before the end of the array: pad to the end first.
+  if (tail_index_ + lines > view_.count) [[unlikely]]
+    if (!pad_to_end()) return false;
   if (!room(lines)) return false;
+  const std::uint64_t index = tail_index_;
   std::byte* line = view_.lines + index * cache_line;
   std::byte* p = line + sizeof(RecordPrefix);
   copy_bytes(p, header.data(), header.size());
@@ -77,7 +75,7 @@ std::uint64_t Record::extra(std::size_t i) const {
   return v;
 }
 
-bool RingReader::peek(Record* record) {
+bool RingReader::peek_slow(Record* record) {
   for (;;) {
     // Every line consumed and none given back yet (after a padding record):
     // the line at the head still holds its old stamp, and nothing new.
@@ -113,11 +111,6 @@ bool RingReader::peek(Record* record) {
     record->lines = lines;
     return true;
   }
-}
-
-void RingReader::consume(const Record& record) {
-  head_ += record.lines;
-  head_index_ = head_index_ + record.lines == view_.count ? 0 : head_index_ + record.lines;
 }
 
 bool RingReader::publish() {

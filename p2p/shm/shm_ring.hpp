@@ -16,6 +16,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
 
 namespace gridmpi::p2p::shm {
@@ -95,7 +96,12 @@ class RingWriter {
   std::uint64_t tail() const noexcept { return tail_; }
 
  private:
-  bool room(std::uint64_t lines);
+  bool room(std::uint64_t lines) {
+    return view_.count - (tail_ - cached_head_) >= lines || refresh_room(lines);
+  }
+  bool refresh_room(std::uint64_t lines);
+  [[noreturn]] void too_large(std::size_t size, std::size_t header_size) const;
+  bool pad_to_end();
   void publish(std::byte* line, const RecordPrefix& prefix);
 
   RingView view_;
@@ -129,9 +135,12 @@ class RingReader {
   // The record at the head, skipping padding; false when none is published.
   // Throws MpiError when the line holds something that cannot be a record
   // (a corrupted ring).
-  bool peek(Record* record);
+  bool peek(Record* record);  // inline: once per message
   // Moves past the record; its lines go back to the sender at publish().
-  void consume(const Record& record);
+  void consume(const Record& record) {
+    head_ += record.lines;
+    head_index_ = head_index_ + record.lines == view_.count ? 0 : head_index_ + record.lines;
+  }
   // Zeroes the stamps of the consumed lines and makes them visible to the
   // sender; true when the sender asked to be woken for room (the caller
   // rings its doorbell).
@@ -150,11 +159,53 @@ class RingReader {
   std::uint64_t capacity() const noexcept { return view_.count; }
 
  private:
+  // peek() at a line that is not a message, single-copy or stream record
+  // published at the head: padding (skipped), nothing, or corruption.
+  bool peek_slow(Record* record);
+
   RingView view_;
   std::uint64_t head_ = 0;
   std::uint64_t head_index_ = 0;  // head_ % count, kept without a division
   std::uint64_t published_ = 0;
   std::uint64_t published_index_ = 0;  // published_ % count
 };
+
+inline void RingWriter::publish(std::byte* line, const RecordPrefix& prefix) {
+  // Everything but the stamp first; the stamp's release store makes the
+  // whole record visible.
+  std::memcpy(line + sizeof(std::uint64_t), reinterpret_cast<const std::byte*>(&prefix) + sizeof(std::uint64_t),
+              sizeof(RecordPrefix) - sizeof(std::uint64_t));
+  std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(line)).store(prefix.stamp,
+                                                                                  std::memory_order_release);
+}
+
+inline bool RingReader::peek(Record* record) {
+  // Every line consumed and none given back yet (after a padding record):
+  // the line at the head still holds its old stamp, and nothing new.
+  if (head_ - published_ >= view_.count) [[unlikely]]
+    return false;
+  const std::uint64_t index = head_index_;
+  const std::byte* line = view_.lines + index * cache_line;
+  const std::uint64_t stamp = head_word();
+  RecordPrefix prefix;
+  std::memcpy(&prefix, line, sizeof prefix);
+  const auto kind = static_cast<RecordKind>(prefix.kind);
+  if (stamp != head_ + 1 || kind < RecordKind::message || kind > RecordKind::stream_chunk) [[unlikely]]
+    return peek_slow(record);
+  const std::size_t size = record_bytes(prefix.header_size, prefix.extra_words, prefix.bytes);
+  const std::uint64_t lines = lines_for(size);
+  if (prefix.extra_words > max_extra_words || index + lines > view_.count) [[unlikely]]
+    return peek_slow(record);
+  const std::byte* p = line + sizeof(RecordPrefix);
+  record->kind = kind;
+  record->header = {p, prefix.header_size};
+  p += (prefix.header_size + 7u) & ~7u;
+  record->extras = p;
+  record->extra_words = prefix.extra_words;
+  p += 8 * prefix.extra_words;
+  record->data = {p, prefix.bytes};
+  record->lines = lines;
+  return true;
+}
 
 }  // namespace gridmpi::p2p::shm
