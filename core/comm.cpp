@@ -783,10 +783,7 @@ void comm_free(MPI_Comm handle) {
   }
 }
 
-void comm_hold(Comm& c) noexcept { ++c.pending_operations; }
-
-void comm_unhold(Comm& c) noexcept {
-  if (--c.pending_operations > 0 || !c.freed) return;
+void destroy_freed_comm(Comm& c) noexcept {
   try {
     destroy_comm(c);
   } catch (const std::exception& e) {

@@ -182,8 +182,13 @@ MPI_Comm intercomm_merge(Comm& intercomm, bool high);
 void comm_free(MPI_Comm handle);
 // An operation that refers to the communicator until it ends (a request)
 // holds it; the last unhold of a freed communicator destroys it.
-void comm_hold(Comm& c) noexcept;
-void comm_unhold(Comm& c) noexcept;
+// Inline: a request holds its communicator, so both run once per message.
+void destroy_freed_comm(Comm& c) noexcept;  // comm_unhold's last step
+inline void comm_hold(Comm& c) noexcept { ++c.pending_operations; }
+inline void comm_unhold(Comm& c) noexcept {
+  if (--c.pending_operations > 0 || !c.freed) return;
+  destroy_freed_comm(c);
+}
 void comm_unhold(MPI_Comm handle) noexcept;  // no-op for unknown handles
 // Makes a communicator object over `group` with the given context (used by
 // MPI_Init for MPI_COMM_WORLD / MPI_COMM_SELF and by the constructors above).
