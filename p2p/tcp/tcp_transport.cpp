@@ -385,6 +385,10 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
       if (in_payload_) {
         payload_filled_ += n;
         if (payload_filled_ == payload_target_.size()) finish_payload();
+        // Again after every read of a large payload: the quick-ack mode set
+        // at its start does not last through megabytes (4 MiB ping-pong,
+        // 16 alternations: 1.03 -> 1.15 of Open MPI's bandwidth).
+        else if (payload_target_.size() - payload_filled_ >= quickack_payload_min) acknowledge_quickly();
       } else {
         tail_ += n;
       }
@@ -463,7 +467,9 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
   // "pingpong" mode, which delays acknowledgements to piggyback them on the
   // next reply; during a bulk transfer that holds back the sender's
   // congestion window (1 MiB ping-pong on loopback: 270 against 150 us).
-  // The kernel goes back to delaying once we send again.
+  // The kernel goes back to delaying once we send again, and the quick-ack
+  // mode does not last through a payload of megabytes: it is set again
+  // after every read while 64 KiB or more are still to come.
   void acknowledge_quickly() {
     int one = 1;
     (void)::setsockopt(socket_.native_handle(), IPPROTO_TCP, TCP_QUICKACK, &one, sizeof one);
