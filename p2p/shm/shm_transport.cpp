@@ -960,12 +960,19 @@ bool ShmTransport::progress() {
   // The round of a poll-mode waiter that finds nothing (most of them): one
   // load per peer, then the idle bookkeeping, without the full round's
   // set-up; the time between two looks at a ring is a message's latency.
+  // The round that finds a record drains it from here too: what
+  // full_progress() would do first has nothing to do in this state, and
+  // this round ends the wait the record completes.
   if (!failure_ && context_.progress == ProgressMode::poll && pending_hellos_.empty() && to_publish_.empty() &&
       senders_.empty()) {
-    bool ready = false;
-    for (const Watch& w : watch_)
-      ready = ready || std::atomic_ref<std::uint64_t>(*w.stamp).load(std::memory_order_acquire) == w.ready;
-    if (!ready) return idle_round();
+    bool worked = false;
+    for (std::size_t i = 0; i < watch_.size(); ++i)
+      if (std::atomic_ref<std::uint64_t>(*watch_[i].stamp).load(std::memory_order_acquire) == watch_[i].ready)
+        worked = drain(*receivers_[i]) || worked;
+    if (!worked) return idle_round();
+    idle_polls_ = 0;
+    reading_ = false;
+    return true;
   }
   return full_progress();
 }
