@@ -100,15 +100,7 @@ bool RingReader::peek_slow(Record* record) {
     if (prefix.extra_words > max_extra_words || index + lines > view_.count)
       throw MpiError(MPI_ERR_INTERN, fmt::format("shm: corrupted ring: record of {} lines at line {} of {}", lines,
                                                  index, view_.count));
-    const std::byte* p = line + sizeof(RecordPrefix);
-    record->kind = kind;
-    record->header = {p, prefix.header_size};
-    p += (prefix.header_size + 7u) & ~7u;
-    record->extras = p;
-    record->extra_words = prefix.extra_words;
-    p += 8 * prefix.extra_words;
-    record->data = {p, prefix.bytes};
-    record->lines = lines;
+    fill_record(record, line, prefix, lines);
     return true;
   }
 }

@@ -162,6 +162,18 @@ class RingReader {
   // peek() at a line that is not a message, single-copy or stream record
   // published at the head: padding (skipped), nothing, or corruption.
   bool peek_slow(Record* record);
+  // The record whose first line (prefix checked) is `line`.
+  static void fill_record(Record* record, const std::byte* line, const RecordPrefix& prefix, std::uint64_t lines) {
+    const std::byte* p = line + sizeof(RecordPrefix);
+    record->kind = static_cast<RecordKind>(prefix.kind);
+    record->header = {p, prefix.header_size};
+    p += (prefix.header_size + 7u) & ~7u;
+    record->extras = p;
+    record->extra_words = prefix.extra_words;
+    p += 8 * prefix.extra_words;
+    record->data = {p, prefix.bytes};
+    record->lines = lines;
+  }
 
   RingView view_;
   std::uint64_t head_ = 0;
@@ -196,15 +208,7 @@ inline bool RingReader::peek(Record* record) {
   const std::uint64_t lines = lines_for(size);
   if (prefix.extra_words > max_extra_words || index + lines > view_.count) [[unlikely]]
     return peek_slow(record);
-  const std::byte* p = line + sizeof(RecordPrefix);
-  record->kind = kind;
-  record->header = {p, prefix.header_size};
-  p += (prefix.header_size + 7u) & ~7u;
-  record->extras = p;
-  record->extra_words = prefix.extra_words;
-  p += 8 * prefix.extra_words;
-  record->data = {p, prefix.bytes};
-  record->lines = lines;
+  fill_record(record, line, prefix, lines);
   return true;
 }
 
