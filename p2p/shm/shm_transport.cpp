@@ -956,6 +956,15 @@ bool ShmTransport::arm() {
   return anything_pending();
 }
 
+// Inline: the fast path of progress() calls it in every round.
+[[gnu::always_inline]] inline bool ShmTransport::drain_ready() {
+  bool worked = false;
+  for (std::size_t i = 0; i < watch_.size(); ++i)
+    if (std::atomic_ref<std::uint64_t>(*watch_[i].stamp).load(std::memory_order_acquire) == watch_[i].ready)
+      worked = drain(*receivers_[i]) || worked;
+  return worked;
+}
+
 bool ShmTransport::progress() {
   // The round of a poll-mode waiter that finds nothing (most of them): one
   // load per peer, then the idle bookkeeping, without the full round's
@@ -965,11 +974,7 @@ bool ShmTransport::progress() {
   // this round ends the wait the record completes.
   if (!failure_ && context_.progress == ProgressMode::poll && pending_hellos_.empty() && to_publish_.empty() &&
       senders_.empty()) {
-    bool worked = false;
-    for (std::size_t i = 0; i < watch_.size(); ++i)
-      if (std::atomic_ref<std::uint64_t>(*watch_[i].stamp).load(std::memory_order_acquire) == watch_[i].ready)
-        worked = drain(*receivers_[i]) || worked;
-    if (!worked) return idle_round();
+    if (!drain_ready()) return idle_round();
     idle_polls_ = 0;
     reading_ = false;
     return true;
@@ -991,9 +996,7 @@ bool ShmTransport::full_progress() {
     to_publish_.clear();
   }
   if (!senders_.empty()) worked = progress_sends() || worked;
-  for (std::size_t i = 0; i < watch_.size(); ++i)
-    if (std::atomic_ref<std::uint64_t>(*watch_[i].stamp).load(std::memory_order_acquire) == watch_[i].ready)
-      worked = drain(*receivers_[i]) || worked;
+  worked = drain_ready() || worked;
   if (context_.progress == ProgressMode::thread) {
     // The progress thread sleeps in epoll as soon as this round ends: the
     // doorbell must be armed, unless an application thread polls (it arms

@@ -96,6 +96,7 @@ class ShmTransport final : public Transport {
   bool full_progress();
   bool idle_round();
   bool drain(Peer& p);
+  bool drain_ready();  // drains every ring whose head holds a record
   void deliver_end(Peer& p);
   void read_from_peer(Peer& p, std::span<std::byte> target, std::uint64_t address);
   void publish(Peer& p);
