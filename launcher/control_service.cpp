@@ -90,7 +90,7 @@ void JobControl::received(ConnectionId id, std::span<const std::byte> bytes, Clo
   } catch (const ProtocolError& e) {
     std::string who = c.role == Connection::Role::unknown ? "" : " (rank " + std::to_string(c.rank) + ")";
     actions_.emplace_back(action::Print{"mpirun: closing control connection from " + c.peer + who + ": " +
-                                     e.what() + "; is a program of another MPI or version connecting?"});
+                                        e.what() + "; is a program of another MPI or version connecting?"});
     actions_.emplace_back(action::Close{id});
     connection_closed(id, now);
   }
@@ -402,7 +402,7 @@ void JobControl::interrupted(int signo, Clock::time_point now) {
     stopping_ = true;
     failure_status_ = 128 + signo;
     actions_.emplace_back(action::Print{"mpirun: received " + describe_signal(signo) + "; stopping all " +
-                                     std::to_string(size()) + " ranks"});
+                                        std::to_string(size()) + " ranks"});
     stop_ = Stop::term_sent;
     stop_deadline_ = now + settings_.terminate_grace;
     signal_all(signo);
@@ -422,8 +422,8 @@ void JobControl::time_limit_reached(std::int64_t seconds, Clock::time_point now)
   stopping_ = true;
   failure_status_ = 255;
   actions_.emplace_back(action::Print{"mpirun: the job ran longer than its time limit of " + std::to_string(seconds) +
-                                   " s (MPIEXEC_TIMEOUT / mpirun.timeout); stopping all " +
-                                   std::to_string(size()) + " ranks"});
+                                      " s (MPIEXEC_TIMEOUT / mpirun.timeout); stopping all " +
+                                      std::to_string(size()) + " ranks"});
   stop_ = Stop::term_sent;
   stop_deadline_ = now + settings_.terminate_grace;
   signal_all(SIGTERM);
@@ -512,8 +512,8 @@ void JobControl::tick(Clock::time_point now) {
     for (int i = 0; i < size(); ++i) {
       if (!ranks_[i].gone && ranks_[i].launched) {
         actions_.emplace_back(action::Print{"mpirun: " + name(i) + " " + where(i) +
-                                         " did not report its end; it may still be running on " +
-                                         settings_.hosts[i]});
+                                            " did not report its end; it may still be running on " +
+                                            settings_.hosts[i]});
       }
       ranks_[i].gone = true;
     }

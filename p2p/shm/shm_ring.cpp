@@ -16,6 +16,14 @@ std::atomic_ref<std::uint64_t> stamp_of(std::byte* line) {
 
 }  // namespace
 
+void RingWriter::publish(std::byte* line, const RecordPrefix& prefix) {
+  // Everything but the stamp first; the stamp's release store makes the
+  // whole record visible.
+  std::memcpy(line + sizeof(std::uint64_t), reinterpret_cast<const std::byte*>(&prefix) + sizeof(std::uint64_t),
+              sizeof(RecordPrefix) - sizeof(std::uint64_t));
+  stamp_of(line).store(prefix.stamp, std::memory_order_release);
+}
+
 bool RingWriter::refresh_room(std::uint64_t lines) {
   cached_head_ = view_.control->head.load(std::memory_order_acquire);
   if (view_.count - (tail_ - cached_head_) >= lines) return true;

@@ -182,15 +182,6 @@ class RingReader {
   std::uint64_t published_index_ = 0;  // published_ % count
 };
 
-inline void RingWriter::publish(std::byte* line, const RecordPrefix& prefix) {
-  // Everything but the stamp first; the stamp's release store makes the
-  // whole record visible.
-  std::memcpy(line + sizeof(std::uint64_t), reinterpret_cast<const std::byte*>(&prefix) + sizeof(std::uint64_t),
-              sizeof(RecordPrefix) - sizeof(std::uint64_t));
-  std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(line)).store(prefix.stamp,
-                                                                                  std::memory_order_release);
-}
-
 inline bool RingReader::peek(Record* record) {
   // Every line consumed and none given back yet (after a padding record):
   // the line at the head still holds its old stamp, and nothing new.
