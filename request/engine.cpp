@@ -1230,7 +1230,8 @@ bool EngineImpl::cancel(Request* request) {
 // MPI_Cancel of a send (MPI-3.1 3.8.4): it may fail only when the message was
 // matched already, so even a send complete here (eager) asks the receiver,
 // which alone knows whether the message still waits in its unexpected queue.
-// The request is incomplete again until the reply: Wait returns once it is known.
+// The request is incomplete again until the reply: Wait returns once it is
+// known, and MPI_Cancel waits for it (await_cancel).
 void EngineImpl::cancel_send(PointRequest* s) {
   if (s->internal || s->message_id == 0 || s->cancel_pending || s->cancelled) return;
   if (s->peer_world < 0) return;  // MPI_PROC_NULL: nothing was sent
@@ -1241,6 +1242,15 @@ void EngineImpl::cancel_send(PointRequest* s) {
   wire::HeaderBuffer h;
   std::size_t n = wire::CancelRequestHeader{s->context, s->message_id}.encode(h);
   send_frame(s->peer_world, std::span<const std::byte>(h.data(), n), {}, nullptr);
+}
+
+void EngineImpl::await_cancel(Request* request) {
+  auto* s = request->as_point();
+  if (!s || !s->cancel_pending) return;
+  // By the message's id: the entry goes when the reply arrives, and also
+  // if the request is released meanwhile (detach_point).
+  const std::uint64_t id = s->message_id;
+  wait_until([&] { return !cancelling_.contains(id); });
 }
 
 void EngineImpl::on_cancel_request(int world, const wire::CancelRequestHeader& h) {

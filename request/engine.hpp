@@ -72,6 +72,7 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
   bool probe(int source, int tag, core::Comm& comm, std::uint32_t context, bool blocking,
              MPI_Status* status) override;
   bool cancel(Request* request) override;
+  void await_cancel(Request* request) override;
   bool progress() override;
   bool test_round() override;
   void test_idle() override { give_way(false); }

@@ -94,6 +94,11 @@ class Engine {
   // incomplete until the answer arrives, then `cancelled` tells the outcome
   // (returns false).  Anything else is left to complete normally (false).
   virtual bool cancel(Request* request) = 0;
+  // After cancel() of a send: progresses until its receiver's answer is in,
+  // so that the cancel is decided (the request complete and cancelled, or
+  // the send going on normally) when MPI_Cancel returns.  Returns at once
+  // for anything else.
+  virtual void await_cancel(Request* request) = 0;
 
   // Runs every transport once without blocking; returns true if any work was done.
   virtual bool progress() = 0;

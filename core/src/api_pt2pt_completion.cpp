@@ -327,9 +327,13 @@ extern "C" int PMPI_Cancel(MPI_Request* request) {
     if (r.kind == gridmpi::request::RequestKind::collective)
       throw MpiError(MPI_ERR_REQUEST, "a nonblocking collective request cannot be cancelled");
     if (pt2pt::is_inactive(&r)) throw MpiError(MPI_ERR_REQUEST, "the persistent request is not active");
-    // A receive not yet matched is cancelled now; a send asks its receiver
-    // and completes (cancelled or not) when the answer arrives.
+    // A receive not yet matched is cancelled now.  A send asks its receiver,
+    // which alone knows whether the message was matched, and we return once
+    // it answered: a request looked at right after MPI_Cancel (Test,
+    // Request_get_status) is then cancelled or goes on normally, never
+    // "undecided" with its message taken away later (request/README.md).
     pt2pt::engine().cancel(&r);
+    pt2pt::engine().await_cancel(&r);
   });
 }
 GRIDMPI_WEAK(Cancel)
