@@ -15,7 +15,9 @@
  * compare_and_swap, get_accumulate and the request-based forms, in fence,
  * exclusive and shared lock, lock_all and post/start/complete/wait epochs;
  * accumulates stay atomic when immediate operations meet those of other
- * origins (every rank fetch-and-adds one counter: each old value seen once);
+ * origins (every rank fetch-and-adds one counter: each old value seen once;
+ * every rank accumulates into one array with large accumulates: no addition
+ * lost);
  * an exclusive lock still excludes (read-modify-write by get + put under
  * MPI_LOCK_EXCLUSIVE loses no update); a rank polling its own window with
  * MPI_Fetch_and_op + MPI_Win_flush sees another rank's put.  For gridmpi also:
@@ -406,6 +408,34 @@ static void counter_is_atomic(MPI_Win win, MPI_Comm comm, int *counter, const ch
     E(MPI_Barrier(comm)); /* the counter is checked before anyone goes on */
 }
 
+/* Every member adds 1 to each of member 0's ELEMENTS counters ACC_ROUNDS
+ * times with large accumulates (long enough to overlap one another): no
+ * addition is lost. */
+#define ELEMENTS 4096
+#define ACC_ROUNDS 256
+
+static void accumulate_is_atomic(MPI_Win win, MPI_Comm comm, int *counters, const char *what)
+{
+    int rank, size, i, *ones = malloc(ELEMENTS * sizeof(int));
+    E(MPI_Comm_rank(comm, &rank));
+    E(MPI_Comm_size(comm, &size));
+    for (i = 0; i < ELEMENTS; ++i) ones[i] = 1;
+    E(MPI_Win_lock_all(0, win));
+    for (i = 0; i < ACC_ROUNDS; ++i) E(MPI_Accumulate(ones, ELEMENTS, MPI_INT, 0, 0, ELEMENTS, MPI_INT, MPI_SUM, win));
+    E(MPI_Win_unlock_all(win));
+    E(MPI_Barrier(comm));
+    if (rank == 0) {
+        sync_memory(win);
+        for (i = 0; i < ELEMENTS; ++i)
+            if (counters[i] != size * ACC_ROUNDS) {
+                MT_FAIL("%s: accumulate counter %d holds %d, expected %d", what, i, counters[i], size * ACC_ROUNDS);
+                break;
+            }
+    }
+    E(MPI_Barrier(comm));
+    free(ones);
+}
+
 /* Read-modify-write by get + put, each under an exclusive lock of member 0:
  * no update is lost. */
 static void exclusive_lock_excludes(MPI_Win win, MPI_Comm comm, int *counter, const char *what)
@@ -440,6 +470,13 @@ static void atomicity(MPI_Comm shm)
     E(MPI_Barrier(shm));
     counter_is_atomic(win, shm, counter, "shared window");
     exclusive_lock_excludes(win, shm, counter, "shared window");
+    E(MPI_Win_free(&win));
+
+    E(MPI_Win_allocate_shared(ELEMENTS * sizeof(int), sizeof(int), MPI_INFO_NULL, shm, &counter, &win));
+    memset(counter, 0, ELEMENTS * sizeof(int));
+    sync_memory(win);
+    E(MPI_Barrier(shm));
+    accumulate_is_atomic(win, shm, counter, "shared window");
     E(MPI_Win_free(&win));
 
     /* member 0's own operations are immediate, the others' are applied by
