@@ -931,6 +931,7 @@ std::shared_ptr<PendingOp> rma_put(Window& w, const RmaCall& call) {
                                                  data.bytes, total_length(blocks)));
   RmaHeader h;
   h.kind = static_cast<std::uint32_t>(RmaKind::put);
+  h.op = call.op;  // MPI_REPLACE for an accumulate done as a put: applied atomically
   h.target_offset = target_offset(w, call.target, call.target_disp, blocks, 1);
   return issue(w, call.target, h, blocks, data, false, 0, nullptr);
 }
@@ -950,6 +951,7 @@ std::shared_ptr<PendingOp> rma_get(Window& w, const RmaCall& call) {
                    fmt::format("MPI_Get of {} bytes into an origin buffer of {} bytes", bytes, capacity));
   RmaHeader h;
   h.kind = static_cast<std::uint32_t>(RmaKind::get);
+  h.op = call.op;  // MPI_NO_OP for a get_accumulate done as a get: applied atomically
   h.target_offset = target_offset(w, call.target, call.target_disp, blocks, 1);
   return issue(w, call.target, h, blocks, Payload{}, true, bytes,
                unpack_into(call.result, call.result_count, call.result_type));

@@ -104,11 +104,13 @@ std::byte* member_base(const Window& w, int target) {
 // member applies operations to the others' memory itself, so one process's
 // thread is not enough to make accumulates atomic there).  Elsewhere every
 // operation on a member's memory is applied by that member's own process,
-// under the big lock: nothing to take.
+// under the big lock: nothing to take.  `needed` false: a plain put or get
+// (not atomic, so not serialised).
 class AccumulateGuard {
  public:
-  AccumulateGuard(const Window& w, int target)
-      : mutex_(w.accumulate_locks ? &w.accumulate_locks[static_cast<std::size_t>(target)].mutex : nullptr) {
+  AccumulateGuard(const Window& w, int target, bool needed = true)
+      : mutex_(needed && w.accumulate_locks ? &w.accumulate_locks[static_cast<std::size_t>(target)].mutex
+                                            : nullptr) {
     if (!mutex_) return;
     int rc = pthread_mutex_lock(mutex_);
     // A member died holding it: the job is ending; the data is no worse.
@@ -212,12 +214,21 @@ std::vector<std::byte> compare_and_swap(std::byte* at, const Operation& op) {
 // answer with (the old data), empty for the others.
 std::vector<std::byte> perform(const Window& w, int target, const Operation& op) {
   std::byte* base = member_base(w, target);
+  // A put or get with an op is an accumulate (MPI_REPLACE) or get_accumulate
+  // (MPI_NO_OP) of a layout with mixed element types: atomic too.
+  const bool atomic_transfer = op.header.op != MPI_OP_NULL;
   switch (static_cast<RmaKind>(op.header.kind)) {
-    case RmaKind::put:
-      apply_put(target_address(w, base, op, 1), op);
+    case RmaKind::put: {
+      std::byte* at = target_address(w, base, op, 1);
+      AccumulateGuard guard(w, target, atomic_transfer);
+      apply_put(at, op);
       return {};
-    case RmaKind::get:
-      return gather_bytes(target_address(w, base, op, 1), op);
+    }
+    case RmaKind::get: {
+      const std::byte* at = target_address(w, base, op, 1);
+      AccumulateGuard guard(w, target, atomic_transfer);
+      return gather_bytes(at, op);
+    }
     case RmaKind::accumulate: {
       std::byte* at = target_address(w, base, op, datatype(op.header.element).extent());
       AccumulateGuard guard(w, target);
