@@ -77,7 +77,6 @@ MPI_Win make_window(Comm& parent, void* base, MPI_Aint bytes, int disp_unit, int
     w->target_disp_unit.push_back(info.disp_unit);
   }
   w->unflushed.assign(static_cast<std::size_t>(c.size), 0);
-  w->lock_unconfirmed.assign(static_cast<std::size_t>(c.size), 0);
   Window* raw = w.get();
   raw->handle = win_table().add(std::move(w));
   start_server(*raw);
@@ -258,18 +257,13 @@ std::shared_ptr<PendingOp> nothing_sent();
 
 // Issues a data operation: performed at once when this process reaches the
 // target's memory directly (as the target's server would perform it, and
-// atomic in the same way), else sent as a message.  An immediate operation
-// in a lock epoch waits for the lock's grant first.
+// atomic in the same way), else sent as a message.  (A lock on such a
+// target is held since MPI_Win_lock returned.)
 std::shared_ptr<PendingOp> issue(Window& w, int target, RmaHeader header, const std::vector<RmaBlock>& blocks,
                                  const Payload& data, bool wants_reply, std::size_t reply_bytes,
                                  std::function<void(std::span<const std::byte>)> on_reply) {
   if (!reaches_directly(w, target))
     return send_message(w, target, header, blocks, data, wants_reply, reply_bytes, std::move(on_reply));
-  auto& unconfirmed = w.lock_unconfirmed[static_cast<std::size_t>(target)];
-  if (unconfirmed) {
-    complete_locally(w, target);  // the lock request is answered once granted
-    unconfirmed = 0;
-  }
   header.data_bytes = data.bytes;
   std::vector<std::byte> old;
   try {
@@ -735,17 +729,13 @@ void win_lock(Window& w, int lock_type, int rank, int assert_flags) {
   RmaHeader h;
   h.kind = static_cast<std::uint32_t>(RmaKind::lock);
   h.element = lock_type;
-  // A lock on our own window must be held on return (local loads and stores
-  // are then protected); others are granted lazily, in order with the ops.
-  // Operations on a target reached directly do not travel behind the lock
-  // request: it is answered when granted, and the first of them waits.
-  bool self = rank == w.rank;
+  // A lock on memory this process reaches directly (its own window, a member
+  // of a shared window) is held on return: it protects the loads and stores
+  // to that memory (MPI-3.1 11.5.3) and the operations on it, which are
+  // performed at once.  Others are granted lazily, in order with the ops.
   bool direct = reaches_directly(w, rank);
   send_message(w, rank, h, {}, Payload{}, direct, 0, nullptr);
-  if (self)
-    complete_operations(w, rank);
-  else if (direct)
-    w.lock_unconfirmed[static_cast<std::size_t>(rank)] = 1;
+  if (direct) complete_operations(w, rank);
 }
 
 void win_unlock(Window& w, int rank) {
@@ -761,7 +751,6 @@ void win_unlock(Window& w, int rank) {
   }
   complete_operations(w, rank);
   w.locks.erase(it);
-  w.lock_unconfirmed[static_cast<std::size_t>(rank)] = 0;
 }
 
 void win_lock_all(Window& w, int assert_flags) {
@@ -776,11 +765,10 @@ void win_lock_all(Window& w, int assert_flags) {
     RmaHeader h;
     h.kind = static_cast<std::uint32_t>(RmaKind::lock);
     h.element = MPI_LOCK_SHARED;
-    bool direct = reaches_directly(w, target);
-    send_message(w, target, h, {}, Payload{}, direct, 0, nullptr);
-    if (direct && target != w.rank) w.lock_unconfirmed[static_cast<std::size_t>(target)] = 1;
+    send_message(w, target, h, {}, Payload{}, reaches_directly(w, target), 0, nullptr);
   }
-  complete_operations(w, w.rank);
+  // Held on return where this process reaches the memory (as MPI_Win_lock).
+  complete_operations(w, w.flavor == MPI_WIN_FLAVOR_SHARED ? -1 : w.rank);
 }
 
 void win_unlock_all(Window& w) {
@@ -793,7 +781,6 @@ void win_unlock_all(Window& w) {
     }
   }
   complete_operations(w, -1);
-  std::fill(w.lock_unconfirmed.begin(), w.lock_unconfirmed.end(), 0);
   w.lock_all = false;
   w.lock_all_nocheck = false;
 }

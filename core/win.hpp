@@ -141,11 +141,6 @@ struct Window {
   // answered message clears it: the target answers after applying
   // everything this origin sent before.
   std::vector<char> unflushed;
-  // Per target: a lock request sent to a target whose memory this process
-  // reaches directly, not seen granted yet; the first operation on that
-  // target waits for the grant (an immediate operation must not run ahead
-  // of its lock).
-  std::vector<char> lock_unconfirmed;
   std::vector<std::byte> direct_scratch;  // the packed origin data of an immediate operation
   std::uint32_t next_reply = 0;
   bool fence_epoch = false;          // after a fence without MPI_MODE_NOSUCCEED

@@ -19,7 +19,8 @@
  * every rank accumulates into one array with large accumulates: no addition
  * lost);
  * an exclusive lock still excludes (read-modify-write by get + put under
- * MPI_LOCK_EXCLUSIVE loses no update); a rank polling its own window with
+ * MPI_LOCK_EXCLUSIVE loses no update, nor by loads and stores to a shared
+ * window member, so the lock is held when MPI_Win_lock returns); a rank polling its own window with
  * MPI_Fetch_and_op + MPI_Win_flush sees another rank's put.  For gridmpi also:
  * a bad address on one's own dynamic window fails the call itself with
  * MPI_ERR_RMA_RANGE. */
@@ -460,6 +461,36 @@ static void exclusive_lock_excludes(MPI_Win win, MPI_Comm comm, int *counter, co
     E(MPI_Barrier(comm));
 }
 
+/* Loads and stores to member 0's memory of a shared window, each
+ * read-modify-write under an exclusive lock of member 0 (MPI-3.1 11.5.3:
+ * locks protect load/store accesses to a shared memory window): no update
+ * is lost, so the lock is held when MPI_Win_lock returns. */
+static void exclusive_lock_protects_stores(MPI_Win win, MPI_Comm comm, int *counter, int before)
+{
+    int rank, size, i, unit, *at, value;
+    MPI_Aint bytes;
+    E(MPI_Comm_rank(comm, &rank));
+    E(MPI_Comm_size(comm, &size));
+    E(MPI_Win_shared_query(win, 0, &bytes, &unit, &at));
+    for (i = 0; i < ROUNDS; ++i) {
+        E(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+        E(MPI_Win_sync(win));
+        value = *at;
+        mt_sleep_ms(1); /* another process's store would fall in here */
+        *at = value + 1;
+        E(MPI_Win_sync(win));
+        E(MPI_Win_unlock(0, win));
+    }
+    E(MPI_Barrier(comm));
+    if (rank == 0) {
+        sync_memory(win);
+        CHECK(*counter == before + size * ROUNDS,
+              "shared window: counter after loads and stores under exclusive locks %d, expected %d", *counter,
+              before + size * ROUNDS);
+    }
+    E(MPI_Barrier(comm));
+}
+
 static void atomicity(MPI_Comm shm)
 {
     MPI_Win win;
@@ -470,6 +501,11 @@ static void atomicity(MPI_Comm shm)
     E(MPI_Barrier(shm));
     counter_is_atomic(win, shm, counter, "shared window");
     exclusive_lock_excludes(win, shm, counter, "shared window");
+    {
+        int size;
+        E(MPI_Comm_size(shm, &size));
+        exclusive_lock_protects_stores(win, shm, counter, 2 * size * ROUNDS);
+    }
     E(MPI_Win_free(&win));
 
     E(MPI_Win_allocate_shared(ELEMENTS * sizeof(int), sizeof(int), MPI_INFO_NULL, shm, &counter, &win));
