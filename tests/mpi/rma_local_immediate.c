@@ -27,6 +27,11 @@
 #include "mpitest.h"
 
 #define PROMISE (!MT_IS_OPENMPI && !MT_IS_MPICH)
+/* A check of gridmpi's promise, right after the call returns. */
+#define ON_RETURN(cond, ...)                                                   \
+    do {                                                                       \
+        if (PROMISE) CHECK(cond, __VA_ARGS__);                                 \
+    } while (0)
 
 enum { FENCE, LOCK_EXCLUSIVE, LOCK_SHARED, LOCK_ALL, PSCW, EPOCHS };
 static const char *epoch_name[EPOCHS] = {"fence", "exclusive lock", "shared lock", "lock_all", "pscw"};
@@ -168,7 +173,8 @@ static void operations(const struct target *t, int epoch, int *mine)
     o = buffer(1);
     o[0] = 7001;
     E(MPI_Put(o, 1, MPI_INT, t->rank, d + 0, 1, MPI_INT, t->win));
-    if (PROMISE) CHECK(t->memory[0] == 7001, "%s: MPI_Put on a local target: target holds %d on return", name, t->memory[0]);
+    ON_RETURN(t->memory[0] == 7001, "%s: MPI_Put on a local target: target holds %d on return", name,
+              t->memory[0]);
     done_with(o);
 
     E(MPI_Get(result_buffer(&get, 1), 1, MPI_INT, t->rank, d + 1, 1, MPI_INT, t->win));
@@ -177,7 +183,8 @@ static void operations(const struct target *t, int epoch, int *mine)
     o = buffer(1);
     o[0] = 3;
     E(MPI_Accumulate(o, 1, MPI_INT, t->rank, d + 2, 1, MPI_INT, MPI_SUM, t->win));
-    if (PROMISE) CHECK(t->memory[2] == 105, "%s: MPI_Accumulate on a local target: target holds %d on return", name, t->memory[2]);
+    ON_RETURN(t->memory[2] == 105, "%s: MPI_Accumulate on a local target: target holds %d on return", name,
+              t->memory[2]);
     done_with(o);
 
     /* mpi4py's TestRMASelf.testFetchAndOp: both buffers freed before the epoch ends */
@@ -186,7 +193,8 @@ static void operations(const struct target *t, int epoch, int *mine)
     E(MPI_Fetch_and_op(o, result_buffer(&fetch, 1), MPI_INT, t->rank, d + 3, MPI_SUM, t->win));
     if (PROMISE) {
         settle(&fetch);
-        CHECK(t->memory[3] == 105, "%s: MPI_Fetch_and_op on a local target: target holds %d on return", name, t->memory[3]);
+        CHECK(t->memory[3] == 105, "%s: MPI_Fetch_and_op on a local target: target holds %d on return", name,
+              t->memory[3]);
     }
     done_with(o);
 
@@ -219,20 +227,21 @@ static void operations(const struct target *t, int epoch, int *mine)
         o = buffer(1);
         o[0] = 8008;
         E(MPI_Rput(o, 1, MPI_INT, t->rank, d + 8, 1, MPI_INT, t->win, &req));
-        if (PROMISE) CHECK(t->memory[8] == 8008, "%s: MPI_Rput on a local target: target holds %d on return", name, t->memory[8]);
+        ON_RETURN(t->memory[8] == 8008, "%s: MPI_Rput on a local target: target holds %d on return", name,
+                  t->memory[8]);
         E(MPI_Wait(&req, MPI_STATUS_IGNORE));
         done_with(o);
 
         E(MPI_Rget(result_buffer(&rget, 1), 1, MPI_INT, t->rank, d + 9, 1, MPI_INT, t->win, &req));
-        if (PROMISE) CHECK(rget.buf[0] == 109, "%s: MPI_Rget on a local target: result %d on return", name, rget.buf[0]);
+        ON_RETURN(rget.buf[0] == 109, "%s: MPI_Rget on a local target: result %d on return", name,
+                  rget.buf[0]);
         E(MPI_Wait(&req, MPI_STATUS_IGNORE));
         settle(&rget);
 
         o = buffer(1);
         o[0] = 5;
         E(MPI_Raccumulate(o, 1, MPI_INT, t->rank, d + 10, 1, MPI_INT, MPI_SUM, t->win, &req));
-        if (PROMISE)
-            CHECK(t->memory[10] == 115, "%s: MPI_Raccumulate on a local target: target holds %d on return", name,
+        ON_RETURN(t->memory[10] == 115, "%s: MPI_Raccumulate on a local target: target holds %d on return", name,
                   t->memory[10]);
         E(MPI_Wait(&req, MPI_STATUS_IGNORE));
         done_with(o);
@@ -241,8 +250,7 @@ static void operations(const struct target *t, int epoch, int *mine)
         o[0] = 3;
         E(MPI_Rget_accumulate(o, 1, MPI_INT, result_buffer(&rgetacc, 1), 1, MPI_INT, t->rank, d + 11, 1, MPI_INT,
                               MPI_PROD, t->win, &req));
-        if (PROMISE)
-            CHECK(rgetacc.buf[0] == 111, "%s: MPI_Rget_accumulate on a local target: result %d on return", name,
+        ON_RETURN(rgetacc.buf[0] == 111, "%s: MPI_Rget_accumulate on a local target: result %d on return", name,
                   rgetacc.buf[0]);
         E(MPI_Wait(&req, MPI_STATUS_IGNORE));
         settle(&rgetacc);
