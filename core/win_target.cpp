@@ -143,7 +143,7 @@ void apply_put(std::byte* at, const Operation& op) {
   std::uint64_t left = op.header.data_bytes;
   for (const RmaBlock& b : blocks_of(op)) {
     std::size_t n = std::min<std::uint64_t>(left, static_cast<std::uint64_t>(b.length));
-    std::memmove(at + b.displacement, data, n);
+    if (n > 0) std::memmove(at + b.displacement, data, n);
     data += n;
     left -= n;
   }
