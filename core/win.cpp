@@ -7,6 +7,10 @@
 // completing an epoch is "make the last message to each target an answered
 // one (a flush if need be), then wait for the answers": fence = that for
 // everyone + barrier, unlock = that for the target (the unlock is answered).
+// Except an operation on memory this process reaches directly (its own, or a
+// shared window's): that one is performed at once (issue()), so it is
+// complete when the call returns and nothing is left to write later into
+// buffers the user may free.
 #include "core/win.hpp"
 
 #include <algorithm>
@@ -170,11 +174,19 @@ constexpr std::size_t max_outstanding_ops = 4096;
 constexpr std::size_t max_outstanding_bytes = std::size_t{64} << 20;
 constexpr unsigned progress_every = 16;
 
-void limit_outstanding(Window& w) {
+// Every few operations issued, one progress round: the origin's messages
+// leave and answers come in while it issues more, and its own server (its
+// memory's other origins) is served even by a loop of immediate operations
+// on its own window.
+void progress_now_and_then(Window& w) {
   if (++w.issued_since_progress >= progress_every) {
     w.issued_since_progress = 0;
     engine().progress();
   }
+}
+
+void limit_outstanding(Window& w) {
+  progress_now_and_then(w);
   reap_front(w);
   if (w.pending.size() <= max_outstanding_ops && w.pending_bytes <= max_outstanding_bytes) return;
   reap(w);
@@ -239,6 +251,33 @@ std::shared_ptr<PendingOp> send_message(Window& w, int target, RmaHeader header,
   w.pending.push_back(op);
   limit_outstanding(w);
   return op;
+}
+
+std::shared_ptr<PendingOp> nothing_sent();
+
+// Issues a data operation: performed at once when this process reaches the
+// target's memory directly (as the target's server would perform it, and
+// atomic in the same way), else sent as a message.  (A lock on such a
+// target is held since MPI_Win_lock returned.)
+std::shared_ptr<PendingOp> issue(Window& w, int target, RmaHeader header, const std::vector<RmaBlock>& blocks,
+                                 const Payload& data, bool wants_reply, std::size_t reply_bytes,
+                                 std::function<void(std::span<const std::byte>)> on_reply) {
+  if (!reaches_directly(w, target))
+    return send_message(w, target, header, blocks, data, wants_reply, reply_bytes, std::move(on_reply));
+  header.data_bytes = data.bytes;
+  std::vector<std::byte> old;
+  try {
+    if (w.direct_scratch.size() < data.bytes) w.direct_scratch.resize(data.bytes);
+    if (data.bytes > 0) data.fill(w.direct_scratch.data());
+    old = apply_direct(w, target, header, blocks, w.direct_scratch.data());
+  } catch (...) {
+    if (on_reply) on_reply({});  // lets go of what it holds (a datatype)
+    throw;
+  }
+  if (w.direct_scratch.size() > (std::size_t{1} << 20)) std::vector<std::byte>().swap(w.direct_scratch);
+  if (on_reply) on_reply(std::span<const std::byte>(old.data(), std::min(old.size(), reply_bytes)));
+  progress_now_and_then(w);
+  return nothing_sent();
 }
 
 // ---- argument checks ----
@@ -401,10 +440,15 @@ void check_accumulate_op(MPI_Op op) {
 
 bool moves_no_data(int count, MPI_Datatype type) { return count == 0 || datatype(type).size == 0; }
 
+// The record of an operation complete at its call (nothing sent, or
+// performed at once): one shared, immutable instance.
 std::shared_ptr<PendingOp> nothing_sent() {
-  auto op = std::make_shared<PendingOp>();
-  op->finished = true;
-  return op;
+  static const std::shared_ptr<PendingOp> done = [] {
+    auto op = std::make_shared<PendingOp>();
+    op->finished = true;
+    return op;
+  }();
+  return done;
 }
 
 }  // namespace
@@ -476,12 +520,33 @@ MPI_Win win_create_dynamic(Comm& comm) {
 
 namespace {
 
-// The node segment of a shared window: created (and sized) by rank 0 under a
+// Where a shared window's accumulate locks start in its segment: after the
+// members' memory (`bytes`), on a cache line of their own.
+std::size_t lock_area_offset(std::size_t bytes) {
+  constexpr std::size_t line = alignof(Window::AccumulateLock);
+  return (bytes + line - 1) / line * line;
+}
+
+// Makes the `count` process-shared mutexes at `at` (fresh, zeroed memory).
+// Robust: a member that dies holding one does not hang the others.
+std::string init_accumulate_locks(Window::AccumulateLock* at, std::size_t count) {
+  pthread_mutexattr_t attr;
+  int rc = pthread_mutexattr_init(&attr);
+  if (rc == 0) rc = pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
+  if (rc == 0) rc = pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_ROBUST);
+  for (std::size_t i = 0; rc == 0 && i < count; ++i) rc = pthread_mutex_init(&at[i].mutex, &attr);
+  pthread_mutexattr_destroy(&attr);
+  return rc == 0 ? std::string() : fmt::format("the accumulate locks: {}", std::strerror(rc));
+}
+
+// The node segment of a shared window (the members' `bytes` of memory, then
+// one accumulate lock per member): created (and sized) by rank 0 under a
 // fresh name, opened by the others, and unlinked by rank 0 as soon as every
 // member has mapped it (or failed to), so a crash afterwards leaves nothing
-// in /dev/shm.
+// in /dev/shm.  Rank 0 makes the locks before anyone returns.
 std::shared_ptr<std::byte> map_shared_segment(Comm& c, std::size_t bytes) {
-  const std::size_t length = std::max<std::size_t>(bytes, 1);
+  const std::size_t length =
+      lock_area_offset(bytes) + static_cast<std::size_t>(c.size) * sizeof(Window::AccumulateLock);
   char name[64] = {};
   std::string error;
   int fd = -1;
@@ -515,6 +580,10 @@ std::shared_ptr<std::byte> map_shared_segment(Comm& c, std::size_t bytes) {
   std::shared_ptr<std::byte> segment;
   if (at != MAP_FAILED)
     segment.reset(static_cast<std::byte*>(at), [length](std::byte* p) { munmap(p, length); });
+  if (segment && c.rank == 0)
+    error = init_accumulate_locks(
+        reinterpret_cast<Window::AccumulateLock*>(segment.get() + lock_area_offset(bytes)),
+        static_cast<std::size_t>(c.size));
   // Once everyone has tried to map it, rank 0 removes the name, before any
   // member returns.
   int ok = error.empty() ? 1 : 0, all_ok = 0;
@@ -546,8 +615,8 @@ MPI_Win win_allocate_shared(MPI_Aint bytes, int disp_unit, Comm& parent, void* b
                                  world, rt.host_names.at(static_cast<std::size_t>(world)), host));
   MPI_Win handle = make_window(parent, nullptr, bytes, disp_unit, MPI_WIN_FLAVOR_SHARED, nullptr);
   Window& w = window(handle);
+  MPI_Aint total = 0;
   try {
-    MPI_Aint total = 0;
     for (MPI_Aint b : w.target_bytes) {
       w.shared_offset.push_back(total);
       total += b;
@@ -562,6 +631,8 @@ MPI_Win win_allocate_shared(MPI_Aint bytes, int disp_unit, Comm& parent, void* b
   // Nothing can target this window before every member has returned from
   // the agreement in map_shared_segment, and the base is set before it.
   w.base = w.shared_segment.get() + w.shared_offset[static_cast<std::size_t>(w.rank)];
+  w.accumulate_locks = reinterpret_cast<Window::AccumulateLock*>(
+      w.shared_segment.get() + lock_area_offset(static_cast<std::size_t>(total)));
   w.model = MPI_WIN_UNIFIED;
   *static_cast<void**>(baseptr) = w.base;
   return handle;
@@ -658,11 +729,13 @@ void win_lock(Window& w, int lock_type, int rank, int assert_flags) {
   RmaHeader h;
   h.kind = static_cast<std::uint32_t>(RmaKind::lock);
   h.element = lock_type;
-  // A lock on our own window must be held on return (local loads and stores
-  // are then protected); others are granted lazily, in order with the ops.
-  bool self = rank == w.rank;
-  send_message(w, rank, h, {}, Payload{}, self, 0, nullptr);
-  if (self) complete_operations(w, rank);
+  // A lock on memory this process reaches directly (its own window, a member
+  // of a shared window) is held on return: it protects the loads and stores
+  // to that memory (MPI-3.1 11.5.3) and the operations on it, which are
+  // performed at once.  Others are granted lazily, in order with the ops.
+  bool direct = reaches_directly(w, rank);
+  send_message(w, rank, h, {}, Payload{}, direct, 0, nullptr);
+  if (direct) complete_operations(w, rank);
 }
 
 void win_unlock(Window& w, int rank) {
@@ -692,9 +765,10 @@ void win_lock_all(Window& w, int assert_flags) {
     RmaHeader h;
     h.kind = static_cast<std::uint32_t>(RmaKind::lock);
     h.element = MPI_LOCK_SHARED;
-    send_message(w, target, h, {}, Payload{}, target == w.rank, 0, nullptr);
+    send_message(w, target, h, {}, Payload{}, reaches_directly(w, target), 0, nullptr);
   }
-  complete_operations(w, w.rank);
+  // Held on return where this process reaches the memory (as MPI_Win_lock).
+  complete_operations(w, w.flavor == MPI_WIN_FLAVOR_SHARED ? -1 : w.rank);
 }
 
 void win_unlock_all(Window& w) {
@@ -844,8 +918,9 @@ std::shared_ptr<PendingOp> rma_put(Window& w, const RmaCall& call) {
                                                  data.bytes, total_length(blocks)));
   RmaHeader h;
   h.kind = static_cast<std::uint32_t>(RmaKind::put);
+  h.op = call.op;  // MPI_REPLACE for an accumulate done as a put: applied atomically
   h.target_offset = target_offset(w, call.target, call.target_disp, blocks, 1);
-  return send_message(w, call.target, h, blocks, data, false, 0, nullptr);
+  return issue(w, call.target, h, blocks, data, false, 0, nullptr);
 }
 
 std::shared_ptr<PendingOp> rma_get(Window& w, const RmaCall& call) {
@@ -863,9 +938,10 @@ std::shared_ptr<PendingOp> rma_get(Window& w, const RmaCall& call) {
                    fmt::format("MPI_Get of {} bytes into an origin buffer of {} bytes", bytes, capacity));
   RmaHeader h;
   h.kind = static_cast<std::uint32_t>(RmaKind::get);
+  h.op = call.op;  // MPI_NO_OP for a get_accumulate done as a get: applied atomically
   h.target_offset = target_offset(w, call.target, call.target_disp, blocks, 1);
-  return send_message(w, call.target, h, blocks, Payload{}, true, bytes,
-                      unpack_into(call.result, call.result_count, call.result_type));
+  return issue(w, call.target, h, blocks, Payload{}, true, bytes,
+               unpack_into(call.result, call.result_count, call.result_type));
 }
 
 std::shared_ptr<PendingOp> rma_accumulate(Window& w, const RmaCall& call) {
@@ -897,7 +973,7 @@ std::shared_ptr<PendingOp> rma_accumulate(Window& w, const RmaCall& call) {
   h.op = call.op;
   h.element = element;
   h.target_offset = target_offset(w, call.target, call.target_disp, blocks, datatype(element).extent());
-  return send_message(w, call.target, h, blocks, data, false, 0, nullptr);
+  return issue(w, call.target, h, blocks, data, false, 0, nullptr);
 }
 
 std::shared_ptr<PendingOp> rma_get_accumulate(Window& w, const RmaCall& call) {
@@ -937,8 +1013,8 @@ std::shared_ptr<PendingOp> rma_get_accumulate(Window& w, const RmaCall& call) {
   h.op = call.op;
   h.element = element;
   h.target_offset = target_offset(w, call.target, call.target_disp, blocks, datatype(element).extent());
-  return send_message(w, call.target, h, blocks, data, true, reply_bytes,
-                      unpack_into(call.result, call.result_count, call.result_type));
+  return issue(w, call.target, h, blocks, data, true, reply_bytes,
+               unpack_into(call.result, call.result_count, call.result_type));
 }
 
 std::shared_ptr<PendingOp> rma_compare_and_swap(Window& w, const RmaCall& call) {
@@ -960,8 +1036,7 @@ std::shared_ptr<PendingOp> rma_compare_and_swap(Window& w, const RmaCall& call) 
   h.kind = static_cast<std::uint32_t>(RmaKind::compare_and_swap);
   h.element = call.target_type;
   h.target_offset = target_offset(w, call.target, call.target_disp, blocks, static_cast<std::int64_t>(t.size));
-  return send_message(w, call.target, h, blocks, data, true, t.size,
-                      unpack_into(call.result, 1, call.target_type));
+  return issue(w, call.target, h, blocks, data, true, t.size, unpack_into(call.result, 1, call.target_type));
 }
 
 namespace {

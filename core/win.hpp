@@ -8,10 +8,13 @@
 // the engine's progress loop (core/win_target.cpp: an adopted request whose
 // poll function receives and applies operations) and answers every one
 // (an ack, or the data of a get / fetch), so the origin completes an
-// operation when its answer arrives.  See core/README.md, "One-sided
-// communication".
+// operation when its answer arrives.  An operation on memory this process
+// reaches directly (its own, or any member's of a shared window) is
+// performed at once instead, by the origin itself.  See core/README.md,
+// "One-sided communication".
 #pragma once
 #include <mpi.h>
+#include <pthread.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -32,6 +35,8 @@ namespace gridmpi::request { struct Request; }
 namespace gridmpi::core {
 
 struct Comm;
+struct RmaHeader;
+struct RmaBlock;
 
 // A byte buffer that is not zeroed when allocated (message buffers are
 // written in full before use; zeroing megabytes per operation shows).
@@ -104,6 +109,13 @@ struct Window {
   // each member's offset in it.
   std::shared_ptr<std::byte> shared_segment;
   std::vector<MPI_Aint> shared_offset;
+  // In the same segment, after the members' memory: one process-shared
+  // mutex per member, held while an operation of the accumulate family is
+  // applied to its memory (by whichever member performs it).
+  struct alignas(64) AccumulateLock {
+    pthread_mutex_t mutex;
+  };
+  AccumulateLock* accumulate_locks = nullptr;
   // Every member's size and displacement unit, for range checks at the origin.
   std::vector<MPI_Aint> target_bytes;
   std::vector<int> target_disp_unit;
@@ -129,6 +141,7 @@ struct Window {
   // answered message clears it: the target answers after applying
   // everything this origin sent before.
   std::vector<char> unflushed;
+  std::vector<std::byte> direct_scratch;  // the packed origin data of an immediate operation
   std::uint32_t next_reply = 0;
   bool fence_epoch = false;          // after a fence without MPI_MODE_NOSUCCEED
   std::map<int, int> locks;          // target -> lock type (MPI_Win_lock)
@@ -217,6 +230,20 @@ std::shared_ptr<PendingOp> rma_compare_and_swap(Window& w, const RmaCall& call);
 MPI_Request rma_request(Window& w, std::shared_ptr<PendingOp> op);
 
 // ---- target side (core/win_target.cpp) ----
+// Whether this process reaches the memory of window member `target`
+// directly: itself, or any member of a shared window.  Operations on such a
+// target are performed at once by the origin (apply_direct).
+inline bool reaches_directly(const Window& w, int target) {
+  return target == w.rank || w.flavor == MPI_WIN_FLAVOR_SHARED;
+}
+// Performs one data operation (put, get, the accumulate family) on the
+// memory of `target` (reached directly), as its server would: `data` is the
+// packed origin data; returns the old data that get, get_accumulate and
+// compare_and_swap answer with.  Accumulates are atomic with respect to
+// those of every other origin (the accumulate locks of a shared window; a
+// process's own memory is only ever written by one thread at a time).
+std::vector<std::byte> apply_direct(const Window& w, int target, const RmaHeader& header,
+                                    std::span<const RmaBlock> blocks, const std::byte* data);
 void start_server(Window& w);
 void stop_server(Window& w);  // waits for the answers still being sent
 

@@ -6,11 +6,19 @@
 // operations), and applies each queue's head once it has arrived.  A lock
 // request at the head of a queue waits there until the lock manager grants
 // it, so an origin's operations inside a lock epoch wait with it while other
-// origins go on.  One thread applies everything, which makes accumulates
-// element-wise atomic.  Progress happens only inside MPI calls of the target
-// (no progress thread): see core/README.md.
+// origins go on.  Operations on memory the origin reaches directly (its own
+// window, a shared window) never come here: the origin performs them itself
+// through apply_direct, with the same code.  Accumulates are element-wise
+// atomic: on a process's own memory everything is applied by that process
+// under the big lock (the server, or an immediate operation of its own), and
+// on a shared window's memory under that member's accumulate lock, a
+// process-shared mutex in the segment.  Progress happens only inside MPI
+// calls of the target (no progress thread): see core/README.md.
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
+
+#include <pthread.h>
 
 #include <fmt/format.h>
 
@@ -69,10 +77,11 @@ bool attached_range(const std::map<std::uintptr_t, std::size_t>& attached, std::
   return true;
 }
 
-// The address of the operation's target buffer; for dynamic windows the
-// offset is an address and every block must lie in attached memory.
-std::byte* target_address(const Window& w, const Operation& op, std::int64_t unit) {
-  if (w.flavor != MPI_WIN_FLAVOR_DYNAMIC) return static_cast<std::byte*>(w.base) + op.header.target_offset;
+// The address of the operation's target buffer in the memory at `base`; for
+// dynamic windows the offset is an address and every block must lie in
+// attached memory.
+std::byte* target_address(const Window& w, std::byte* base, const Operation& op, std::int64_t unit) {
+  if (w.flavor != MPI_WIN_FLAVOR_DYNAMIC) return base + op.header.target_offset;
   for (const RmaBlock& b : blocks_of(op)) {
     auto lo = static_cast<std::uintptr_t>(op.header.target_offset + b.displacement);
     auto hi = lo + static_cast<std::uintptr_t>(b.length * unit);
@@ -83,6 +92,43 @@ std::byte* target_address(const Window& w, const Operation& op, std::int64_t uni
   return reinterpret_cast<std::byte*>(static_cast<std::uintptr_t>(op.header.target_offset));
 }
 
+// The memory of window member `target` in this process: its own window
+// memory, or its part of a shared window's segment.
+std::byte* member_base(const Window& w, int target) {
+  if (w.flavor == MPI_WIN_FLAVOR_SHARED)
+    return w.shared_segment.get() + w.shared_offset[static_cast<std::size_t>(target)];
+  return static_cast<std::byte*>(w.base);
+}
+
+// Holds the accumulate lock of member `target` of a shared window (every
+// member applies operations to the others' memory itself, so one process's
+// thread is not enough to make accumulates atomic there).  Elsewhere every
+// operation on a member's memory is applied by that member's own process,
+// under the big lock: nothing to take.  `needed` false: a plain put or get
+// (not atomic, so not serialised).
+class AccumulateGuard {
+ public:
+  AccumulateGuard(const Window& w, int target, bool needed = true)
+      : mutex_(needed && w.accumulate_locks ? &w.accumulate_locks[static_cast<std::size_t>(target)].mutex
+                                            : nullptr) {
+    if (!mutex_) return;
+    int rc = pthread_mutex_lock(mutex_);
+    // A member died holding it: the job is ending; the data is no worse.
+    if (rc == EOWNERDEAD) rc = pthread_mutex_consistent(mutex_);
+    if (rc != 0)
+      throw MpiError(MPI_ERR_INTERN, fmt::format("the accumulate lock of shared window member {}: {}", target,
+                                                 std::strerror(rc)));
+  }
+  ~AccumulateGuard() {
+    if (mutex_) pthread_mutex_unlock(mutex_);
+  }
+  AccumulateGuard(const AccumulateGuard&) = delete;
+  AccumulateGuard& operator=(const AccumulateGuard&) = delete;
+
+ private:
+  pthread_mutex_t* mutex_;
+};
+
 void reply(Window& w, int origin, std::uint32_t tag, std::vector<std::byte> data) {
   if (tag == 0) return;
   Comm& c = comm(w.comm);
@@ -92,20 +138,18 @@ void reply(Window& w, int origin, std::uint32_t tag, std::vector<std::byte> data
                           c.context_id, request::SendMode::standard);
 }
 
-void apply_put(Window& w, const Operation& op) {
-  std::byte* at = target_address(w, op, 1);
+void apply_put(std::byte* at, const Operation& op) {
   const std::byte* data = op.data;
   std::uint64_t left = op.header.data_bytes;
   for (const RmaBlock& b : blocks_of(op)) {
     std::size_t n = std::min<std::uint64_t>(left, static_cast<std::uint64_t>(b.length));
-    std::memmove(at + b.displacement, data, n);
+    if (n > 0) std::memmove(at + b.displacement, data, n);
     data += n;
     left -= n;
   }
 }
 
-std::vector<std::byte> gather_bytes(Window& w, const Operation& op) {
-  std::byte* at = target_address(w, op, 1);
+std::vector<std::byte> gather_bytes(const std::byte* at, const Operation& op) {
   std::vector<std::byte> out;
   for (const RmaBlock& b : blocks_of(op))
     out.insert(out.end(), at + b.displacement, at + b.displacement + b.length);
@@ -158,41 +202,61 @@ std::size_t packed_elements(const Operation& op) {
   return static_cast<std::size_t>(op.header.data_bytes / datatype(op.header.element).size);
 }
 
-void apply_compare_and_swap(Window& w, int origin, const Operation& op) {
+std::vector<std::byte> compare_and_swap(std::byte* at, const Operation& op) {
   std::size_t size = datatype(op.header.element).size;
-  std::byte* at = target_address(w, op, static_cast<std::int64_t>(size));
   std::vector<std::byte> old(at, at + size);
   if (std::memcmp(old.data(), op.data + size, size) == 0) std::memcpy(at, op.data, size);
-  reply(w, origin, op.header.reply_tag, std::move(old));
+  return old;
+}
+
+// Performs a data operation (put, get, the accumulate family) on the memory
+// of member `target`; returns what get, get_accumulate and compare_and_swap
+// answer with (the old data), empty for the others.
+std::vector<std::byte> perform(const Window& w, int target, const Operation& op) {
+  std::byte* base = member_base(w, target);
+  // A put or get with an op is an accumulate (MPI_REPLACE) or get_accumulate
+  // (MPI_NO_OP) of a layout with mixed element types: atomic too.
+  const bool atomic_transfer = op.header.op != MPI_OP_NULL;
+  switch (static_cast<RmaKind>(op.header.kind)) {
+    case RmaKind::put: {
+      std::byte* at = target_address(w, base, op, 1);
+      AccumulateGuard guard(w, target, atomic_transfer);
+      apply_put(at, op);
+      return {};
+    }
+    case RmaKind::get: {
+      const std::byte* at = target_address(w, base, op, 1);
+      AccumulateGuard guard(w, target, atomic_transfer);
+      return gather_bytes(at, op);
+    }
+    case RmaKind::accumulate: {
+      std::byte* at = target_address(w, base, op, datatype(op.header.element).extent());
+      AccumulateGuard guard(w, target);
+      combine(at, op, op.data, packed_elements(op));
+      return {};
+    }
+    case RmaKind::get_accumulate: {
+      std::byte* at = target_address(w, base, op, datatype(op.header.element).extent());
+      AccumulateGuard guard(w, target);
+      std::vector<std::byte> old = gather_elements(at, op);
+      combine(at, op, op.data, packed_elements(op));
+      return old;
+    }
+    case RmaKind::compare_and_swap: {
+      std::byte* at = target_address(w, base, op, static_cast<std::int64_t>(datatype(op.header.element).size));
+      AccumulateGuard guard(w, target);
+      return compare_and_swap(at, op);
+    }
+    default:
+      break;
+  }
+  throw MpiError(MPI_ERR_INTERN, fmt::format("RMA operation {} is not a data operation", op.header.kind));
 }
 
 // Applies one operation; false when it must wait (a lock not granted yet).
 bool apply(Window& w, int origin, const Operation& op) {
   const std::uint32_t tag = op.header.reply_tag;
   switch (static_cast<RmaKind>(op.header.kind)) {
-    case RmaKind::put:
-      apply_put(w, op);
-      reply(w, origin, tag, {});
-      return true;
-    case RmaKind::get:
-      reply(w, origin, tag, gather_bytes(w, op));
-      return true;
-    case RmaKind::accumulate: {
-      std::byte* at = target_address(w, op, datatype(op.header.element).extent());
-      combine(at, op, op.data, packed_elements(op));
-      reply(w, origin, tag, {});
-      return true;
-    }
-    case RmaKind::get_accumulate: {
-      std::byte* at = target_address(w, op, datatype(op.header.element).extent());
-      std::vector<std::byte> old = gather_elements(at, op);
-      combine(at, op, op.data, packed_elements(op));
-      reply(w, origin, tag, std::move(old));
-      return true;
-    }
-    case RmaKind::compare_and_swap:
-      apply_compare_and_swap(w, origin, op);
-      return true;
     case RmaKind::lock:
       if (!w.lock_manager.acquire(origin, op.header.element)) return false;
       reply(w, origin, tag, {});
@@ -204,8 +268,10 @@ bool apply(Window& w, int origin, const Operation& op) {
     case RmaKind::flush:
       reply(w, origin, tag, {});
       return true;
+    default:
+      reply(w, origin, tag, perform(w, w.rank, op));
+      return true;
   }
-  throw MpiError(MPI_ERR_INTERN, fmt::format("unknown RMA operation {}", op.header.kind));
 }
 
 // Answers an operation that failed at the target (so the origin is not left
@@ -282,6 +348,16 @@ void serve(Window& w) {
 }
 
 }  // namespace
+
+std::vector<std::byte> apply_direct(const Window& w, int target, const RmaHeader& header,
+                                    std::span<const RmaBlock> blocks, const std::byte* data) {
+  Operation op;
+  op.header = header;
+  op.header.block_count = static_cast<std::uint32_t>(blocks.size());
+  op.blocks = blocks.data();
+  op.data = data;
+  return perform(w, target, op);
+}
 
 void start_server(Window& w) {
   auto server = std::make_unique<request::Request>();

@@ -39,7 +39,8 @@ struct RmaHeader {
   std::uint32_t kind = 0;       // RmaKind
   std::uint32_t reply_tag = 0;  // 0: no answer
   std::int64_t target_offset = 0;  // bytes from the window base (absolute address for dynamic windows)
-  std::int32_t op = 0;          // MPI_Op of the accumulate family
+  std::int32_t op = 0;          // MPI_Op of the accumulate family; put/get: MPI_REPLACE/MPI_NO_OP when
+                                // they carry an accumulate (then atomic), else MPI_OP_NULL
   std::int32_t element = 0;     // element type of the accumulate family; lock type for lock
   std::uint32_t block_count = 0;
   std::uint32_t reserved = 0;
