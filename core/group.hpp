@@ -111,6 +111,17 @@ inline Comm& comm(MPI_Comm handle) {    // throws MpiError(MPI_ERR_COMM)
     bad_comm(handle);
   return *c;
 }
+// For the local queries and settings (size, rank, group, name, error
+// handler, attributes, info): also a communicator whose MPI_Comm_idup has not
+// completed, as Open MPI and MPICH accept (mpi4py's Comm.Idup sets an error
+// handler on it at once).  All of these exist from the call on; only its
+// context does not.
+inline Comm& comm_local(MPI_Comm handle) {  // throws MpiError(MPI_ERR_COMM)
+  Comm* c = comm_table().find(handle);
+  if (!c || c->freed) [[unlikely]]
+    bad_comm(handle);
+  return *c;
+}
 Group& group(MPI_Group handle);  // throws MpiError(MPI_ERR_GROUP)
 
 // ---- group operations (core/group.cpp) ------------------------------------

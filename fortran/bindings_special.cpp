@@ -55,6 +55,8 @@ GRIDMPI_FORTRAN_WEAK_REF(Buffer_detach)
 GRIDMPI_FORTRAN_WEAK_REF(Info_get_string)
 GRIDMPI_FORTRAN_WEAK_REF(Info_create_env)
 GRIDMPI_FORTRAN_WEAK_REF(File_call_errhandler)
+GRIDMPI_FORTRAN_WEAK_REF(Comm_spawn)
+GRIDMPI_FORTRAN_WEAK_REF(Comm_spawn_multiple)
 
 // The g77-style aliases of a hand-written pair.
 #define GRIDMPI_FORTRAN_ALIASES(name)                 \
@@ -590,6 +592,42 @@ void pmpi_info_create_env_(MPI_Fint* info, MPI_Fint* ierror) {
   *ierror = call("MPI_Info_create_env", PMPI_Info_create_env, 0, nullptr, info);
 }
 GRIDMPI_FORTRAN_ALIASES(info_create_env)
+
+// ---- MPI_COMM_SPAWN, MPI_COMM_SPAWN_MULTIPLE ---------------------------------
+// Fortran's ARGV is an array of CHARACTER*(*) ended by a blank entry (and
+// ARRAY_OF_ARGV a two-dimensional one), not C's NULL-terminated char**.
+// Spawning is not supported (core/src/api_dynamic.cpp): the C functions
+// report MPI_ERR_SPAWN without reading the arguments, so only the command
+// (for the message), the handles and the error codes are passed on.
+void mpi_comm_spawn_(const char* command, const char*, MPI_Fint* maxprocs, MPI_Fint* info, MPI_Fint* root,
+                     MPI_Fint* comm, MPI_Fint* intercomm, MPI_Fint* errcodes, MPI_Fint* ierror,
+                     std::size_t command_length, std::size_t) {
+  gf::InString c(command, command_length, gf::Trim::both);
+  *ierror = call("MPI_Comm_spawn", MPI_Comm_spawn, c.c_str(), MPI_ARGV_NULL, *maxprocs, *info, *root, *comm,
+                 intercomm, gf::errcodes(errcodes));
+}
+void pmpi_comm_spawn_(const char* command, const char*, MPI_Fint* maxprocs, MPI_Fint* info, MPI_Fint* root,
+                      MPI_Fint* comm, MPI_Fint* intercomm, MPI_Fint* errcodes, MPI_Fint* ierror,
+                      std::size_t command_length, std::size_t) {
+  gf::InString c(command, command_length, gf::Trim::both);
+  *ierror = call("MPI_Comm_spawn", PMPI_Comm_spawn, c.c_str(), MPI_ARGV_NULL, *maxprocs, *info, *root, *comm,
+                 intercomm, gf::errcodes(errcodes));
+}
+GRIDMPI_FORTRAN_ALIASES(comm_spawn)
+
+void mpi_comm_spawn_multiple_(MPI_Fint* count, const char*, const char*, MPI_Fint* maxprocs, MPI_Fint* info,
+                              MPI_Fint* root, MPI_Fint* comm, MPI_Fint* intercomm, MPI_Fint* errcodes,
+                              MPI_Fint* ierror, std::size_t, std::size_t) {
+  *ierror = call("MPI_Comm_spawn_multiple", MPI_Comm_spawn_multiple, *count, nullptr, nullptr, maxprocs, info, *root,
+                 *comm, intercomm, gf::errcodes(errcodes));
+}
+void pmpi_comm_spawn_multiple_(MPI_Fint* count, const char*, const char*, MPI_Fint* maxprocs, MPI_Fint* info,
+                               MPI_Fint* root, MPI_Fint* comm, MPI_Fint* intercomm, MPI_Fint* errcodes,
+                               MPI_Fint* ierror, std::size_t, std::size_t) {
+  *ierror = call("MPI_Comm_spawn_multiple", PMPI_Comm_spawn_multiple, *count, nullptr, nullptr, maxprocs, info,
+                 *root, *comm, intercomm, gf::errcodes(errcodes));
+}
+GRIDMPI_FORTRAN_ALIASES(comm_spawn_multiple)
 
 // ---- MPI_REGISTER_DATAREP (MPI-IO) -----------------------------------------
 // Fortran conversion callbacks take every argument by reference and have an

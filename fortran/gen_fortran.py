@@ -54,6 +54,8 @@ HANDWRITTEN = {
     "Register_datarep": "Fortran conversion callbacks take every argument by reference",
     "Info_get_string": "BUFLEN counts characters without a terminator in Fortran",
     "Info_create_env": "no argc/argv in Fortran",
+    "Comm_spawn": "ARGV is an array of CHARACTER*(*) ended by a blank entry",
+    "Comm_spawn_multiple": "ARRAY_OF_COMMANDS and ARRAY_OF_ARGV are CHARACTER arrays",
 }
 
 # C-only functions: no Fortran binding exists in the standard (the handle

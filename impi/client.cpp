@@ -393,14 +393,19 @@ void ClientSession::connection_lost(const std::string& os_error, Clock::time_poi
                        what, methods(settings_.auth.mask())));
       return;
     case State::joining:
+      // impi-server refuses a newcomer by closing its connection alone (no
+      // IMPI answer), and says why in its own output.
       if (auth_chosen_ == auth_key)
-        fail(fmt::format("{} after authentication: wrong IMPI_AUTH_KEY? use the server's key (or is client {} "
-                         "already taken by another mpirun, or did another cluster's job already fail?)",
+        fail(fmt::format("{} after authentication, when this cluster asked to be client {}: impi-server refuses a "
+                         "wrong IMPI_AUTH_KEY, and a client number that another mpirun already has or that is beyond "
+                         "its -server count (its output says which); use the server's key and a free mpirun -client "
+                         "number (if both are right, another cluster's job already failed)",
                          what, settings_.client));
       else
-        fail(fmt::format("{} when this cluster joined as client {}: is client {} already taken by another mpirun, or "
-                         "beyond the server's -server count, or did another cluster's job already fail?",
-                         what, settings_.client, settings_.client));
+        fail(fmt::format("{} when this cluster asked to be client {}: impi-server refuses a client number that another "
+                         "mpirun already has or that is beyond its -server count (its output says which); run this "
+                         "mpirun with a free -client number (if it is right, another cluster's job already failed)",
+                         what, settings_.client));
       return;
     case State::exchanging:
       fail(what + " during the start-up: another cluster's job failed or the server stopped; ending this cluster's "

@@ -92,9 +92,10 @@ void ServerState::received(ConnectionId id, std::span<const std::byte> bytes) {
   if (it == connections_.end()) return;  // closed by us; late bytes are dropped
   Connection& c = it->second;
   if (c.bytes_received == 0 && c.phase == Phase::auth && tls::looks_like_tls(bytes)) {
-    fail(fmt::format("{} speaks TLS (its first byte is 0x{:02x}, a TLS record, where AUTH was expected): impi.tls is "
-                     "on there and off at impi-server; set impi.tls on both sides (or off on both)",
-                     who(c), static_cast<unsigned>(bytes[0])));
+    misbehaved(id, c,
+               fmt::format("{} speaks TLS (its first byte is 0x{:02x}, a TLS record, where AUTH was expected): "
+                           "impi.tls is on there and off at impi-server; set impi.tls on both sides (or off on both)",
+                           who(c), static_cast<unsigned>(bytes[0])));
     return;
   }
   c.bytes_received += bytes.size();
@@ -120,13 +121,15 @@ void ServerState::connection_closed(ConnectionId id) {
     connections_.erase(it);
     return;
   }
-  std::string what;
-  if (c.rank >= 0) {
-    what = fmt::format("{} disconnected before FINI", who(c));
-  } else {
+  if (c.rank < 0) {
+    // Not a client of this job yet: nothing of the job depends on it.
     const char* when = c.phase == Phase::identify ? "before sending IMPI (its client rank)" : "during authentication";
-    what = fmt::format("{} disconnected {}", who(c), when);
+    print(fmt::format("impi-server: {} disconnected {}: it was not a client yet; the job goes on{}", who(c), when,
+                      waiting_for()));
+    connections_.erase(it);
+    return;
   }
+  std::string what = fmt::format("{} disconnected before FINI", who(c));
   connections_.erase(it);  // already gone: not closed again
   fail(what, true);
 }
@@ -136,7 +139,12 @@ void ServerState::connection_failed(ConnectionId id, const std::string& why) {
   auto it = connections_.find(id);
   if (it == connections_.end()) return;
   std::string what = fmt::format("{}: {}", who(it->second), why);
-  connections_.erase(it);  // the adapter closes it
+  if (it->second.rank < 0) {
+    connections_.erase(it);  // the adapter closes it
+    refuse(std::nullopt, what);
+    return;
+  }
+  connections_.erase(it);
   fail(what, true);
 }
 
@@ -160,9 +168,10 @@ std::size_t ServerState::step(ConnectionId id, Connection& c, std::span<const st
   if (in.size() < CommandHeader::size) return 0;
   CommandHeader h = CommandHeader::decode(in);
   if (!is_known_command(h.command)) {
-    fail(fmt::format("{} sent {} where a command was expected (not an IMPI client, or out of step with the "
-                     "protocol)",
-                     who(c), command_name(h.command)));
+    misbehaved(id, c,
+               fmt::format("{} sent {} where a command was expected (not an IMPI client, or out of step with the "
+                           "protocol)",
+                           who(c), command_name(h.command)));
     return 0;
   }
   auto command = static_cast<Command>(h.command);
@@ -170,7 +179,7 @@ std::size_t ServerState::step(ConnectionId id, Connection& c, std::span<const st
 
   // Order first: a command in the wrong place is the clearer message.
   auto out_of_order = [&](const char* why) {
-    fail(fmt::format("{} sent {} {}", who(c), name, why));
+    misbehaved(id, c, fmt::format("{} sent {} {}", who(c), name, why));
     return std::size_t{0};
   };
   switch (c.phase) {
@@ -195,16 +204,17 @@ std::size_t ServerState::step(ConnectionId id, Connection& c, std::span<const st
   }
 
   if (auto want = fixed_length(command); want && h.length != *want) {
-    fail(fmt::format("{} sent {} with length {} (must be {})", who(c), name, h.length, *want));
+    misbehaved(id, c, fmt::format("{} sent {} with length {} (must be {})", who(c), name, h.length, *want));
     return 0;
   }
   if (command == Command::coll && h.length < 4) {
-    fail(fmt::format("{} sent COLL with length {} (must be at least 4, for the label)", who(c), h.length));
+    misbehaved(id, c,
+               fmt::format("{} sent COLL with length {} (must be at least 4, for the label)", who(c), h.length));
     return 0;
   }
   if (h.length > settings_.max_command_length) {
-    fail(fmt::format("{} sent {} with length {} (more than the limit of {} bytes)", who(c), name, h.length,
-                     settings_.max_command_length));
+    misbehaved(id, c, fmt::format("{} sent {} with length {} (more than the limit of {} bytes)", who(c), name,
+                                  h.length, settings_.max_command_length));
     return 0;
   }
   if (in.size() - CommandHeader::size < h.length) return 0;
@@ -232,15 +242,15 @@ void ServerState::on_auth(ConnectionId id, Connection& c, std::uint32_t mask) {
     c.phase = Phase::identify;
     verbose(fmt::format("{}: offers {}; chose NONE", who(c), describe_auth_mask(mask)));
   } else {
-    fail(fmt::format("{}: no common authentication method (client offers {}, server enables {}); set "
-                     "IMPI_AUTH_NONE, or the same IMPI_AUTH_KEY, on the server and every cluster",
-                     who(c), describe_auth_mask(mask), describe_auth_mask(server_mask())));
+    refuse(id, fmt::format("{}: no common authentication method (client offers {}, server enables {}); set "
+                           "IMPI_AUTH_NONE, or the same IMPI_AUTH_KEY, on the server and every cluster",
+                           who(c), describe_auth_mask(mask), describe_auth_mask(server_mask())));
   }
 }
 
-void ServerState::on_key(ConnectionId, Connection& c, std::uint64_t key) {
+void ServerState::on_key(ConnectionId id, Connection& c, std::uint64_t key) {
   if (key != settings_.auth_key) {
-    fail(fmt::format("{}: wrong IMPI_AUTH_KEY (set the same key on the server and every cluster)", who(c)));
+    refuse(id, fmt::format("{}: wrong IMPI_AUTH_KEY (set the same key on the server and every cluster)", who(c)));
     return;
   }
   c.phase = Phase::identify;
@@ -249,15 +259,19 @@ void ServerState::on_key(ConnectionId, Connection& c, std::uint64_t key) {
 
 void ServerState::on_impi(ConnectionId id, Connection& c, std::int32_t rank) {
   if (rank < 0 || rank >= settings_.clients) {
-    fail(fmt::format("{}: client rank {} is out of range: impi-server -server {} takes clients 0..{} (check "
-                     "mpirun -client)",
-                     who(c), rank, settings_.clients, settings_.clients - 1));
+    // The size tells a client that checks rank < size (GridMPI's, LAM's)
+    // exactly what is wrong; then the connection goes.
+    send(id, encode_impi(settings_.clients));
+    refuse(id, fmt::format("{}: client rank {} is out of range: impi-server -server {} takes clients 0..{} (check "
+                           "mpirun -client)",
+                           who(c), rank, settings_.clients, settings_.clients - 1));
     return;
   }
   Client& client = clients_[static_cast<std::size_t>(rank)];
   if (client.connection) {
-    fail(fmt::format("{}: client rank {} is already taken by {} (give every mpirun -client a different number)",
-                     who(c), rank, client.peer));
+    refuse(id, fmt::format("{}: client rank {} is already taken by {} (give every mpirun -client a different "
+                           "number)",
+                           who(c), rank, client.peer));
     return;
   }
   client.connection = id;
@@ -350,7 +364,28 @@ void ServerState::flush() {
   }
 }
 
-// ---- ending ---------------------------------------------------------------------
+// ---- refusing one connection, ending the job ---------------------------------------
+
+std::string ServerState::waiting_for() const {
+  if (joined_ == settings_.clients) return "";
+  return fmt::format(" ({} of {} clients joined)", joined_, settings_.clients);
+}
+
+void ServerState::misbehaved(ConnectionId id, const Connection& c, const std::string& what) {
+  if (c.rank < 0)
+    refuse(id, what);
+  else
+    fail(what);
+}
+
+void ServerState::refuse(std::optional<ConnectionId> id, const std::string& what) {
+  print(fmt::format("impi-server: {}: refused, only this connection is closed; the job goes on{}", what,
+                    waiting_for()));
+  if (!id) return;
+  connections_.erase(*id);
+  close(*id);
+}
+
 
 void ServerState::fail(const std::string& what, bool connection_gone) {
   bool others = connections_.size() > (connection_gone ? 0u : 1u);

@@ -15,13 +15,20 @@
 //    joined and each has submitted k, gone past it, or sent DONE; unknown
 //    labels are read and dropped; DONE to everyone once all sent DONE and
 //    every label is out; then exit status 0 when all M clients sent FINI;
-//  * failure: any client that breaks the protocol or disconnects before FINI
-//    ends the job.  ONE line names the client and the cause, every other
-//    connection is closed (so every mpirun learns the job is over instead of
-//    waiting) and the exit status is 1.
+//  * refusal: a connection that has not yet been accepted as client K (by its
+//    IMPI command) is not part of the job.  When it fails authentication,
+//    asks for a client rank out of range or already taken, sends bytes that
+//    are not the IMPI protocol or disconnects, only that connection is closed,
+//    with one line naming it and the cause; the job goes on.  A mistyped
+//    mpirun -client or a stranger who can reach the port cannot end a job.
+//  * failure: a client (accepted as client K) that breaks the protocol or
+//    disconnects before FINI ends the job.  ONE line names the client and the
+//    cause, every other connection is closed (so every mpirun learns the job
+//    is over instead of waiting) and the exit status is 1.
 //  * A first byte that starts a TLS record (a client with impi.tls on, this
-//    server without) ends the job with a line saying so.  TLS itself is the
-//    adapter's: with impi.tls on, this object sees the decrypted stream.
+//    server without) refuses that connection with a line saying so.  TLS
+//    itself is the adapter's: with impi.tls on, this object sees the
+//    decrypted stream.
 //  * A connection that closes without sending a single byte is a port probe
 //    (nc -z, a scanner), not a client: it is ignored (logged with -verbose).
 #pragma once
@@ -80,8 +87,9 @@ class ServerState {
   // The peer closed (or the connection failed); not called for connections
   // this object closed itself.
   void connection_closed(ConnectionId connection);
-  // The connection failed below the protocol (its TLS handshake, say): ends
-  // the job with "client from PEER: <why>".  The adapter closes it.
+  // The connection failed below the protocol (its TLS handshake, say): refuses
+  // it ("client from PEER: <why>: refused ..."; before IMPI it is not a client
+  // yet), or ends the job if it was client K.  The adapter closes it.
   void connection_failed(ConnectionId connection, const std::string& why);
   // SIGINT / SIGTERM: close every client, exit status 1.
   void interrupted(int signo);
@@ -133,6 +141,14 @@ class ServerState {
   // every connection closed, exit status 1.  `connection_gone`: the client
   // at fault has already been removed from connections_.
   void fail(const std::string& what, bool connection_gone = false);
+  // Drops one connection that is not (yet) a client of the job: one line
+  // ("impi-server: <what>: refused, ...; the job goes on"), that connection
+  // closed (nullopt: the adapter closes it), nothing else changes.
+  void refuse(std::optional<ConnectionId> id, const std::string& what);
+  // A protocol error of `c`: refuse() before it joined as client K, else fail().
+  void misbehaved(ConnectionId id, const Connection& c, const std::string& what);
+  // " (1 of 3 clients joined)" while the job waits for clients, else "".
+  std::string waiting_for() const;
   void stop(const std::string& line, int exit_status);
   void send(ConnectionId id, std::vector<std::byte> bytes);
   void close(ConnectionId id);

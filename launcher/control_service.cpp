@@ -56,9 +56,34 @@ void JobControl::launched(int rank, int pid, Clock::time_point now) {
   Rank& r = ranks_.at(rank);
   r.launched = true;
   r.launched_at = now;
+  r.running_at = now;
   if (!settings_.remote[rank]) r.pid = pid;
   // A rank started while the job is already stopping is stopped at once.
   if (stopping_ && !settings_.remote[rank]) actions_.emplace_back(action::SignalLocal{SIGKILL});
+}
+
+void JobControl::rank_running(int rank, Clock::time_point now) {
+  Rank& r = ranks_.at(static_cast<std::size_t>(rank));
+  if (r.launched && !r.connected && !r.gone && now > r.running_at) r.running_at = now;
+}
+
+bool JobControl::wants_cpu_samples(int rank, Clock::time_point now) const {
+  const Rank& r = ranks_.at(static_cast<std::size_t>(rank));
+  // Also before the job is known to be an MPI job: a rank busy since its
+  // start must not look idle when the first rank connects.
+  return stop_ == Stop::none && settings_.startup_timeout.count() > 0 && !settings_.remote[rank] && r.launched &&
+         !r.gone && !r.connected &&
+         (settings_.startup_limit.count() <= 0 || now < r.launched_at + settings_.startup_limit);
+}
+
+std::optional<Clock::time_point> JobControl::startup_deadline(std::size_t i, bool mpi) const {
+  const Rank& r = ranks_[i];
+  if (!r.launched || r.gone || r.connected) return std::nullopt;
+  if (settings_.remote[i] && !r.agent_seen) return r.launched_at + settings_.startup_timeout;
+  if (!mpi) return std::nullopt;
+  auto idle = std::max(r.launched_at, r.running_at) + settings_.startup_timeout;
+  if (settings_.startup_limit.count() > 0) return std::min(idle, r.launched_at + settings_.startup_limit);
+  return idle;
 }
 
 void JobControl::launch_failed(int rank, const std::string& reason, Clock::time_point now) {
@@ -474,11 +499,8 @@ std::optional<Clock::time_point> JobControl::next_deadline() const {
   std::optional<Clock::time_point> best;
   bool mpi = mpi_job();
   for (std::size_t i = 0; i < ranks_.size(); ++i) {
-    const Rank& r = ranks_[i];
-    if (!r.launched || r.gone || r.connected) continue;
-    if (!mpi && !(settings_.remote[i] && !r.agent_seen)) continue;
-    auto t = r.launched_at + settings_.startup_timeout;
-    if (!best || t < *best) best = t;
+    auto t = startup_deadline(i, mpi);
+    if (t && (!best || *t < *best)) best = t;
   }
   if (shell && (!best || *shell < *best)) best = shell;
   return best;
@@ -524,7 +546,8 @@ void JobControl::tick(Clock::time_point now) {
   bool mpi = mpi_job();
   for (int i = 0; i < size(); ++i) {
     const Rank& r = ranks_[i];
-    if (!r.launched || r.gone || r.connected || now < r.launched_at + settings_.startup_timeout) continue;
+    auto deadline = startup_deadline(static_cast<std::size_t>(i), mpi);
+    if (!deadline || now < *deadline) continue;
     long long limit = seconds(settings_.startup_timeout);
     if (settings_.remote[i] && !r.agent_seen) {
       fail("mpirun: cannot start " + name(i) + " on host " + settings_.hosts[i] +
@@ -534,11 +557,24 @@ void JobControl::tick(Clock::time_point now) {
            255, now);
       return;
     }
-    if (mpi) {
+    if (mpi && r.running_at > r.launched_at && settings_.startup_limit.count() > 0 &&
+        now >= r.launched_at + settings_.startup_limit) {
       fail("mpirun: " + name(i) + " " + where(i) + " did not connect to mpirun within " +
-               std::to_string(limit) +
-               " s of its start (other ranks are in MPI_Init); it is stuck before MPI_Init or cannot reach "
-               "mpirun; raise _YAMPI_MPIRUN_STARTUP_TIMEOUT if it is just slow",
+               std::to_string(seconds(settings_.startup_limit)) +
+               " s of its start although it was running (other ranks are in MPI_Init); it is busy before "
+               "MPI_Init or cannot reach mpirun; raise mpirun.startup_limit (GRIDMPI_MPIRUN_STARTUP_LIMIT) if it is "
+               "just slow",
+           255, now);
+      return;
+    }
+    if (mpi) {
+      std::string idle = r.running_at > r.launched_at
+                             ? " of the last time it used CPU time"
+                             : " of its start, using no CPU time";
+      fail("mpirun: " + name(i) + " " + where(i) + " did not connect to mpirun within " + std::to_string(limit) +
+               " s" + idle +
+               " (other ranks are in MPI_Init); it is stuck before MPI_Init or cannot reach mpirun; raise "
+               "_YAMPI_MPIRUN_STARTUP_TIMEOUT if it is just slow",
            255, now);
       return;
     }

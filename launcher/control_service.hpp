@@ -15,7 +15,10 @@
 //    start-up: action::ExternalFence out, answer_external_fence() in);
 //  * failure: a rank killed by a signal, MPI_Abort, a rank of an MPI job
 //    exiting without MPI_Finalize, a rank that cannot be started, a rank
-//    that does not connect within the start-up timeout.  The first failure
+//    that does not connect in time (the start-up timeout counts while the
+//    rank is idle: a rank whose processes use CPU time, reported by the
+//    adapter through rank_running(), is starting, not stuck; the start-up
+//    limit bounds it all the same).  The first failure
 //    prints ONE line and stops the job: the signal (SIGTERM) to every rank,
 //    SIGKILL after the grace period;
 //  * the exit status (see exit_status rules in launcher/README.md).
@@ -43,7 +46,11 @@ struct JobSettings {
   std::uint64_t cookie = 0;
   std::vector<std::string> hosts;  // host of each rank (index = rank), as in the host file
   std::vector<bool> remote;        // true: started through a remote shell and gridmpi-proxy
+  // A rank of an MPI job must connect within startup_timeout of its start or
+  // of the last time it was seen using CPU (rank_running), whichever is
+  // later, and within startup_limit of its start in any case.
   std::chrono::milliseconds startup_timeout{60000};  // 0 = no limit
+  std::chrono::milliseconds startup_limit{600000};   // 0 = no limit
   std::chrono::milliseconds terminate_grace{2000};   // SIGTERM -> SIGKILL
   std::chrono::milliseconds kill_wait{3000};         // after SIGKILL, before giving up on a rank
   // How long an MPI_Abort waits to be reported: a rank that died a moment
@@ -100,6 +107,15 @@ class JobControl {
   // The adapter started rank `rank` (pid of the rank itself for a local
   // rank, of the remote shell for a remote one).
   void launched(int rank, int pid, Clock::time_point now);
+  // The adapter saw the processes of local rank `rank` use CPU time since
+  // its last look (it looks about once a second at the ranks for which
+  // wants_cpu_samples() is true): the rank is starting, so the start-up
+  // timeout counts from `now` again (up to the start-up limit).
+  void rank_running(int rank, Clock::time_point now);
+  // Whether the adapter should watch the CPU time of rank `rank`: a local
+  // rank, started and not yet connected, within the start-up limit (its CPU
+  // time counts from 0 at its start).
+  bool wants_cpu_samples(int rank, Clock::time_point now) const;
   // The adapter could not start rank `rank` (fork/exec error, text says why).
   void launch_failed(int rank, const std::string& reason, Clock::time_point now);
 
@@ -144,6 +160,7 @@ class JobControl {
   struct Rank {
     bool launched = false;
     Clock::time_point launched_at{};
+    Clock::time_point running_at{};  // the last rank_running (launched_at before)
     int pid = 0;
     std::optional<ConnectionId> connection;  // the rank's own control connection
     std::optional<ConnectionId> agent;       // its gridmpi-proxy (remote ranks)
@@ -189,6 +206,9 @@ class JobControl {
   // this cluster's first rank; "local rank N" before).
   std::string name(int rank) const;
   bool mpi_job() const;
+  // When rank i's start-up runs out (the idle timeout or the limit); nullopt
+  // when no start-up deadline applies to it now.
+  std::optional<Clock::time_point> startup_deadline(std::size_t i, bool mpi) const;
 
   JobSettings settings_;
   std::vector<Rank> ranks_;

@@ -63,6 +63,7 @@ using settings::max_starting;
 using settings::remote_shell;
 using settings::show_rank;
 using settings::startup_timeout;
+using settings::startup_limit;
 using settings::terminate_grace;
 
 [[noreturn]] void usage_exit(const std::string& line) {
@@ -239,6 +240,12 @@ class Mpirun {
   bool chdir_ = true;
   std::int64_t max_starting_ = 8;
   std::chrono::milliseconds startup_timeout_{60000};
+  std::chrono::milliseconds startup_limit_{600000};
+  // The start-up watch (JobControl::rank_running): CPU clock ticks of each
+  // local rank's process group at the last look, and when to look next.
+  std::map<int, unsigned long long> rank_cpu_ticks_;
+  std::optional<Clock::time_point> next_cpu_sample_;
+  void sample_rank_cpu(Clock::time_point now);
   std::int64_t job_timeout_ = 0;  // seconds, 0 = none
   std::chrono::milliseconds grace_{2000};
   std::string address_setting_;
@@ -325,6 +332,34 @@ std::vector<pid_t> descendants() {
   return out;
 }
 
+// CPU clock ticks used by the processes of each process group in `groups`
+// (a local rank and whatever it started), in one pass over /proc: utime +
+// stime of each process, and cutime + cstime of the children it reaped.
+void group_cpu_ticks(std::map<pid_t, unsigned long long>& groups) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator("/proc", ec)) {
+    std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string text;
+    std::getline(stat, text);
+    auto close = text.rfind(')');
+    if (close == std::string::npos) continue;
+    // After "(comm)": state ppid pgrp session tty_nr tpgid flags minflt
+    // cminflt majflt cmajflt utime stime cutime cstime (proc(5)).
+    char state = 0;
+    int ppid = 0, pgrp = 0;
+    unsigned long long utime = 0, stime = 0;
+    long long cutime = 0, cstime = 0;
+    if (std::sscanf(text.c_str() + close + 1, " %c %d %d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %lld %lld",
+                    &state, &ppid, &pgrp, &utime, &stime, &cutime, &cstime) != 7)
+      continue;
+    auto it = groups.find(pgrp);
+    if (it == groups.end()) continue;
+    it->second += utime + stime + static_cast<unsigned long long>(std::max(0LL, cutime) + std::max(0LL, cstime));
+  }
+}
+
 // Stops everything left below mpirun: SIGTERM, SIGKILL after `grace`.
 // reap() collects what ends (mpirun's own children are reported by it).
 template <class Reap>
@@ -360,6 +395,9 @@ void Mpirun::read_settings() {
     std::int64_t seconds = startup_timeout.get();
     if (seconds < 0) throw conf::ConfigError("mpirun.startup_timeout must be >= 0, got " + std::to_string(seconds));
     startup_timeout_ = std::chrono::seconds(seconds);
+    std::int64_t limit = startup_limit.get();
+    if (limit < 0) throw conf::ConfigError("mpirun.startup_limit must be >= 0, got " + std::to_string(limit));
+    startup_limit_ = std::chrono::seconds(limit);
     job_timeout_ = settings::job_timeout.get();
     if (job_timeout_ < 0) throw conf::ConfigError("mpirun.timeout must be >= 0, got " + std::to_string(job_timeout_));
     double grace = terminate_grace.get();
@@ -1158,6 +1196,7 @@ void Mpirun::event_loop() {
       if (t && (!deadline || *t < *deadline)) deadline = t;
     };
     earliest(vendor_exit_report_at_);
+    earliest(next_cpu_sample_);
     for (const auto& t : vendor_agent_lost_at_) earliest(t);
     if (impi_ && !server_.done) {
       earliest(impi_->next_deadline());
@@ -1247,10 +1286,36 @@ void Mpirun::event_loop() {
       apply_impi();
     }
     vendor_tick(Clock::now());
+    sample_rank_cpu(Clock::now());
     apply_all();
     job_->tick(Clock::now());
   }
   apply_all();
+}
+
+// The start-up watch: once a second, the CPU time of every local rank that
+// has not connected yet; one that grew means the rank is starting (a Python
+// rank importing its modules on a loaded machine), not stuck.
+void Mpirun::sample_rank_cpu(Clock::time_point now) {
+  if (next_cpu_sample_ && now < *next_cpu_sample_) return;
+  next_cpu_sample_.reset();
+  std::map<pid_t, unsigned long long> groups;
+  for (const Child& c : children_) {
+    if (c.rank >= 0 && !c.remote_shell && !c.reaped && job_->wants_cpu_samples(c.rank, now))
+      groups[c.pid] = 0;
+    else if (c.rank >= 0)
+      rank_cpu_ticks_.erase(c.rank);
+  }
+  if (groups.empty()) return;
+  group_cpu_ticks(groups);
+  for (const Child& c : children_) {
+    auto g = groups.find(c.pid);
+    if (c.rank < 0 || c.remote_shell || g == groups.end()) continue;
+    auto [it, first] = rank_cpu_ticks_.try_emplace(c.rank, 0);  // a new process starts at 0
+    if (g->second > it->second) job_->rank_running(c.rank, now);
+    it->second = std::max(it->second, g->second);
+  }
+  next_cpu_sample_ = now + std::chrono::seconds(1);
 }
 
 void Mpirun::drain_and_reap() {
@@ -1398,6 +1463,7 @@ int Mpirun::run(const std::vector<std::string>& args) {
     if (!p.local) settings.remote_shell = p.method.name();
   }
   settings.startup_timeout = startup_timeout_;
+  settings.startup_limit = startup_limit_;
   settings.terminate_grace = grace_;
   if (client_mode()) settings.external_fence_key = impi::key_local_host;
   job_ = std::make_unique<JobControl>(std::move(settings));

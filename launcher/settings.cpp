@@ -12,6 +12,11 @@ const conf::Param<std::int64_t> startup_timeout{
     "mpirun.startup_timeout", 60, "seconds",
     "how long a rank may take to connect to mpirun (MPI_Init) once another rank has; 0 = no limit",
     conf::Level::user, {"_YAMPI_MPIRUN_STARTUP_TIMEOUT"}};
+const conf::Param<std::int64_t> startup_limit{
+    "mpirun.startup_limit", 600, "seconds",
+    "how long a rank that is running (using CPU time) may take to connect to mpirun once another rank has; "
+    "mpirun.startup_timeout counts only while it is idle; 0 = no limit",
+    conf::Level::user};
 const conf::Param<std::int64_t> job_timeout{
     "mpirun.timeout", 0, "seconds",
     "stop the whole job (exit status 255) when it runs longer than this; 0 = no limit",

@@ -11,6 +11,7 @@ namespace gridmpi::launcher::settings {
 
 extern const conf::Param<std::string> config_file;        // _YAMPI_CONFIG_FILE
 extern const conf::Param<std::int64_t> startup_timeout;   // _YAMPI_MPIRUN_STARTUP_TIMEOUT
+extern const conf::Param<std::int64_t> startup_limit;     // mpirun.startup_limit
 extern const conf::Param<std::int64_t> job_timeout;       // MPIEXEC_TIMEOUT (as MPICH / Open MPI)
 extern const conf::Param<double> terminate_grace;         // _YAMPI_MPIRUN_TERMINATE_SLEEP
 extern const conf::Param<bool> show_rank;                 // _YAMPI_MPIRUN_SHOWRANK

@@ -644,6 +644,23 @@ GRIDMPI_DECL(int, Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm *newi
 GRIDMPI_DECL(int, Comm_set_info, (MPI_Comm comm, MPI_Info info))
 GRIDMPI_DECL(int, Comm_get_info, (MPI_Comm comm, MPI_Info *info_used))
 
+/* process creation and management (MPI-3.1 chapter 10): not supported yet;
+   MPI_Comm_get_parent gives MPI_COMM_NULL, MPI_Comm_disconnect frees, the
+   others report MPI_ERR_SPAWN / MPI_ERR_PORT / MPI_ERR_NAME / MPI_ERR_SERVICE /
+   MPI_ERR_UNSUPPORTED_OPERATION (core/src/api_dynamic.cpp) */
+GRIDMPI_DECL(int, Comm_spawn, (const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]))
+GRIDMPI_DECL(int, Comm_spawn_multiple, (int count, char *array_of_commands[], char **array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]))
+GRIDMPI_DECL(int, Comm_get_parent, (MPI_Comm *parent))
+GRIDMPI_DECL(int, Open_port, (MPI_Info info, char *port_name))
+GRIDMPI_DECL(int, Close_port, (const char *port_name))
+GRIDMPI_DECL(int, Comm_accept, (const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm))
+GRIDMPI_DECL(int, Comm_connect, (const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm))
+GRIDMPI_DECL(int, Comm_disconnect, (MPI_Comm *comm))
+GRIDMPI_DECL(int, Comm_join, (int fd, MPI_Comm *intercomm))
+GRIDMPI_DECL(int, Publish_name, (const char *service_name, MPI_Info info, const char *port_name))
+GRIDMPI_DECL(int, Unpublish_name, (const char *service_name, MPI_Info info, const char *port_name))
+GRIDMPI_DECL(int, Lookup_name, (const char *service_name, MPI_Info info, char *port_name))
+
 /* attributes */
 GRIDMPI_DECL(int, Comm_create_keyval, (MPI_Comm_copy_attr_function *comm_copy_attr_fn, MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval, void *extra_state))
 GRIDMPI_DECL(int, Comm_free_keyval, (int *comm_keyval))

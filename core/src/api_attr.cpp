@@ -20,7 +20,7 @@ int comm_keyval_create(MPI_Comm_copy_attr_function* copy, MPI_Comm_delete_attr_f
 void comm_attr_get(MPI_Comm comm_handle, int keyval, void* attribute_val, int* flag) {
   require(attribute_val != nullptr && flag != nullptr, MPI_ERR_ARG, "attribute_val or flag is a null pointer");
   void* value = nullptr;
-  *flag = get_comm_attr(comm(comm_handle), keyval, &value);
+  *flag = get_comm_attr(comm_local(comm_handle), keyval, &value);
   // attribute_val is really a void**: the stored pointer is returned through it.
   if (*flag) *static_cast<void**>(attribute_val) = value;
 }
@@ -64,7 +64,7 @@ GRIDMPI_WEAK(Keyval_free)
 extern "C" int PMPI_Comm_set_attr(MPI_Comm comm_handle, int keyval, void* attribute_val) {
   return api_call(comm_handle, "MPI_Comm_set_attr", [&] {
     require_initialized("MPI_Comm_set_attr");
-    set_comm_attr(comm(comm_handle), keyval, attribute_val);
+    set_comm_attr(comm_local(comm_handle), keyval, attribute_val);
   });
 }
 GRIDMPI_WEAK(Comm_set_attr)
@@ -72,7 +72,7 @@ GRIDMPI_WEAK(Comm_set_attr)
 extern "C" int PMPI_Attr_put(MPI_Comm comm_handle, int keyval, void* attribute_val) {
   return api_call(comm_handle, "MPI_Attr_put", [&] {
     require_initialized("MPI_Attr_put");
-    set_comm_attr(comm(comm_handle), keyval, attribute_val);
+    set_comm_attr(comm_local(comm_handle), keyval, attribute_val);
   });
 }
 GRIDMPI_WEAK(Attr_put)
@@ -96,7 +96,7 @@ GRIDMPI_WEAK(Attr_get)
 extern "C" int PMPI_Comm_delete_attr(MPI_Comm comm_handle, int keyval) {
   return api_call(comm_handle, "MPI_Comm_delete_attr", [&] {
     require_initialized("MPI_Comm_delete_attr");
-    delete_comm_attr(comm(comm_handle), keyval);
+    delete_comm_attr(comm_local(comm_handle), keyval);
   });
 }
 GRIDMPI_WEAK(Comm_delete_attr)
@@ -104,7 +104,7 @@ GRIDMPI_WEAK(Comm_delete_attr)
 extern "C" int PMPI_Attr_delete(MPI_Comm comm_handle, int keyval) {
   return api_call(comm_handle, "MPI_Attr_delete", [&] {
     require_initialized("MPI_Attr_delete");
-    delete_comm_attr(comm(comm_handle), keyval);
+    delete_comm_attr(comm_local(comm_handle), keyval);
   });
 }
 GRIDMPI_WEAK(Attr_delete)

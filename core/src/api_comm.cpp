@@ -17,7 +17,7 @@ extern "C" int PMPI_Comm_size(MPI_Comm comm_handle, int* size) {
   return api_call(comm_handle, "MPI_Comm_size", [&] {
     require_initialized("MPI_Comm_size");
     require_out(size, "size");
-    *size = comm(comm_handle).size;
+    *size = comm_local(comm_handle).size;
   });
 }
 GRIDMPI_WEAK(Comm_size)
@@ -26,7 +26,7 @@ extern "C" int PMPI_Comm_rank(MPI_Comm comm_handle, int* rank) {
   return api_call(comm_handle, "MPI_Comm_rank", [&] {
     require_initialized("MPI_Comm_rank");
     require_out(rank, "rank");
-    *rank = comm(comm_handle).rank;
+    *rank = comm_local(comm_handle).rank;
   });
 }
 GRIDMPI_WEAK(Comm_rank)
@@ -98,7 +98,7 @@ extern "C" int PMPI_Comm_set_name(MPI_Comm comm_handle, const char* comm_name) {
   return api_call(comm_handle, "MPI_Comm_set_name", [&] {
     require_initialized("MPI_Comm_set_name");
     require_out(comm_name, "comm_name");
-    Comm& c = comm(comm_handle);
+    Comm& c = comm_local(comm_handle);
     // Longer names are truncated (the standard's rule), keeping room for the null.
     c.name.assign(comm_name, strnlen(comm_name, MPI_MAX_OBJECT_NAME - 1));
   });
@@ -110,7 +110,7 @@ extern "C" int PMPI_Comm_get_name(MPI_Comm comm_handle, char* comm_name, int* re
     require_initialized("MPI_Comm_get_name");
     require_out(comm_name, "comm_name");
     require_out(resultlen, "resultlen");
-    const std::string& name = comm(comm_handle).name;
+    const std::string& name = comm_local(comm_handle).name;
     std::memcpy(comm_name, name.c_str(), name.size() + 1);
     *resultlen = static_cast<int>(name.size());
   });
@@ -121,7 +121,7 @@ extern "C" int PMPI_Comm_test_inter(MPI_Comm comm_handle, int* flag) {
   return api_call(comm_handle, "MPI_Comm_test_inter", [&] {
     require_initialized("MPI_Comm_test_inter");
     require_out(flag, "flag");
-    *flag = comm(comm_handle).is_inter();
+    *flag = comm_local(comm_handle).is_inter();
   });
 }
 GRIDMPI_WEAK(Comm_test_inter)
@@ -130,7 +130,7 @@ extern "C" int PMPI_Comm_remote_size(MPI_Comm comm_handle, int* size) {
   return api_call(comm_handle, "MPI_Comm_remote_size", [&] {
     require_initialized("MPI_Comm_remote_size");
     require_out(size, "size");
-    Comm& c = comm(comm_handle);
+    Comm& c = comm_local(comm_handle);
     require(c.is_inter(), MPI_ERR_COMM, "MPI_Comm_remote_size needs an intercommunicator");
     *size = c.remote_group->size();
   });
@@ -141,7 +141,7 @@ extern "C" int PMPI_Comm_remote_group(MPI_Comm comm_handle, MPI_Group* g) {
   return api_call(comm_handle, "MPI_Comm_remote_group", [&] {
     require_initialized("MPI_Comm_remote_group");
     require_out(g, "group");
-    Comm& c = comm(comm_handle);
+    Comm& c = comm_local(comm_handle);
     require(c.is_inter(), MPI_ERR_COMM, "MPI_Comm_remote_group needs an intercommunicator");
     *g = add_group(*c.remote_group);
   });
@@ -151,7 +151,7 @@ GRIDMPI_WEAK(Comm_remote_group)
 extern "C" int PMPI_Comm_set_info(MPI_Comm comm_handle, MPI_Info info_handle) {
   return api_call(comm_handle, "MPI_Comm_set_info", [&] {
     require_initialized("MPI_Comm_set_info");
-    Comm& c = comm(comm_handle);
+    Comm& c = comm_local(comm_handle);
     for (auto& [key, value] : info(info_handle).entries) {
       bool replaced = false;
       for (auto& hint : c.info_hints)
@@ -169,7 +169,7 @@ extern "C" int PMPI_Comm_get_info(MPI_Comm comm_handle, MPI_Info* info_used) {
   return api_call(comm_handle, "MPI_Comm_get_info", [&] {
     require_initialized("MPI_Comm_get_info");
     require_out(info_used, "info_used");
-    Comm& c = comm(comm_handle);
+    Comm& c = comm_local(comm_handle);
     auto obj = std::make_unique<Info>();
     obj->entries = c.info_hints;
     Info* raw = obj.get();

@@ -23,7 +23,7 @@ MPI_Errhandler create_errhandler(MPI_Comm_errhandler_function* fn) {
 }
 
 void set_errhandler(MPI_Comm comm_handle, MPI_Errhandler handle) {
-  Comm& c = comm(comm_handle);
+  Comm& c = comm_local(comm_handle);
   errhandler(handle);  // validates before anything changes
   retain_errhandler(handle);
   release_errhandler(c.errhandler);
@@ -31,7 +31,7 @@ void set_errhandler(MPI_Comm comm_handle, MPI_Errhandler handle) {
 }
 
 MPI_Errhandler get_errhandler(MPI_Comm comm_handle) {
-  Comm& c = comm(comm_handle);
+  Comm& c = comm_local(comm_handle);
   // The caller owns the returned handle (and may MPI_Errhandler_free it).
   retain_errhandler(c.errhandler);
   return c.errhandler;
@@ -107,7 +107,7 @@ GRIDMPI_WEAK(Errhandler_free)
 extern "C" int PMPI_Comm_call_errhandler(MPI_Comm comm_handle, int errorcode) {
   return api_call(comm_handle, "MPI_Comm_call_errhandler", [&] {
     require_initialized("MPI_Comm_call_errhandler");
-    comm(comm_handle);
+    comm_local(comm_handle);
     std::string text;
     try {
       text = error_string(errorcode);

@@ -148,7 +148,7 @@ extern "C" int PMPI_Comm_group(MPI_Comm comm_handle, MPI_Group* g) {
   return api_call(comm_handle, "MPI_Comm_group", [&] {
     require_initialized("MPI_Comm_group");
     require(g != nullptr, MPI_ERR_ARG, "group is a null pointer");
-    Comm& c = comm(comm_handle);
+    Comm& c = comm_local(comm_handle);
     // A fresh handle each time: the caller frees it with MPI_Group_free.
     *g = store(*c.group);
   });

@@ -14,9 +14,10 @@ namespace gridmpi::core::pt2pt {
 request::Engine& engine();
 
 // Argument checks; each returns the communicator or throws MpiError with the
-// MPI error class the standard names.
-Comm& check_send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);
-Comm& check_recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm);
+// MPI error class the standard names.  MPI_DATATYPE_NULL with count 0 is
+// accepted and becomes MPI_BYTE in `type` (as in MPICH).
+Comm& check_send(const void* buf, int count, MPI_Datatype& type, int dest, int tag, MPI_Comm comm);
+Comm& check_recv(void* buf, int count, MPI_Datatype& type, int source, int tag, MPI_Comm comm);
 Comm& check_probe(int source, int tag, MPI_Comm comm);
 
 // The request behind a handle (not MPI_REQUEST_NULL); MPI_ERR_REQUEST otherwise.

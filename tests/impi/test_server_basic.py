@@ -153,6 +153,18 @@ class Client:
             return
         check(data == b"", f"expected the connection to be closed, got {hexwords(data)}")
 
+    def expect_open(self, wait=0.2):
+        """The server neither closed this connection nor sent anything (within `wait` seconds)."""
+        self.sock.settimeout(wait)
+        try:
+            data = self.sock.recv(1, socket.MSG_PEEK)
+        except socket.timeout:
+            return
+        except ConnectionResetError:
+            data = b""
+        check(data != b"", "the server closed this client's connection")
+        check(False, f"unexpected bytes from the server: {hexwords(data)}")
+
     def auth(self, mask, key=None, expect_method=None):
         self.send(struct.pack(">III", AUTH, 4, mask))
         method, length = struct.unpack(">ii", self.recv_exact(8))

@@ -8,6 +8,7 @@
 //     nofinal R   rank R exits 0 without finalize, the others wait
 //     exit1 R     rank R exits 1 before connecting, the others connect and wait
 //     late R      rank R sleeps 600 s before connecting
+//     busy R S    rank R uses the CPU for S seconds before connecting, then as ok
 //     hang        everyone waits after the exchange (killed from outside)
 //
 //   mpirun -client (tests/impi/test_client_*.py), the process side of the
@@ -25,6 +26,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -120,6 +122,13 @@ int main(int argc, char** argv) {
   record_pids(my_rank);
   if (mode == "exit1" && my_rank == target) return 1;
   if (mode == "late" && my_rank == target) sleep(600);
+  if (mode == "busy" && my_rank == target) {
+    // Like a Python rank importing its modules: running, not connected yet.
+    auto end = std::chrono::steady_clock::now() + std::chrono::seconds(code);
+    volatile unsigned long spin = 0;
+    while (std::chrono::steady_clock::now() < end)
+      for (int i = 0; i < 100000; ++i) spin = spin + 1;
+  }
   if (mode.starts_with("impi")) return impi_mode(mode);
 
   auto client = gridmpi::launcher::ControlClient::from_environment();
@@ -133,7 +142,7 @@ int main(int argc, char** argv) {
   for (const auto& v : values) peers += v + ",";
   const char* local = std::getenv("GRIDMPI_LOCAL_ADDRESS");
 
-  if (mode == "ok") {
+  if (mode == "ok" || mode == "busy") {
     std::printf("rank %d of %d ok %s local=%s\n", rank, client->size(), peers.c_str(), local ? local : "");
     std::fflush(stdout);
     client->finalize();

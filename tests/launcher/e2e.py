@@ -379,6 +379,34 @@ def startup_timeout(env):
 
 
 @case
+def startup_busy_rank(env):
+    """The start-up timeout counts while a rank is idle: a rank that uses the
+    CPU before connecting (a Python rank importing on a loaded machine) gets
+    more time, up to mpirun.startup_limit; an idle one fails at the timeout."""
+    p = env.run(["-np", "2", env.prog, "busy", "1", "6"], {"_YAMPI_MPIRUN_STARTUP_TIMEOUT": "2"})
+    check(p.returncode == 0, f"a rank busy for 6 s with a 2 s start-up timeout: exit {p.returncode}: {p.stderr}")
+    check(sorted(l.split(" ok")[0] for l in p.stdout.splitlines()) == ["rank 0 of 2", "rank 1 of 2"], p.stdout)
+    check_nothing_left(env, 2, children=False)
+    clear_pids(env)
+    p = env.run(["-np", "2", env.prog, "busy", "1", "600"],
+                {"_YAMPI_MPIRUN_STARTUP_TIMEOUT": "2", "GRIDMPI_MPIRUN_STARTUP_LIMIT": "5"})
+    check(p.elapsed < 20, f"the 5 s start-up limit took {p.elapsed:.1f} s")
+    expect_one_failure_line(p, "rank 1 (localhost, pid ")
+    check("did not connect to mpirun within 5 s of its start although it was running" in p.stderr and
+          "mpirun.startup_limit" in p.stderr, p.stderr)
+    check(p.returncode == 255, f"exit {p.returncode}")
+    check_nothing_left(env, 2)
+    clear_pids(env)
+    # Idle (sleeping) before connecting: the timeout, with a message saying it was idle.
+    p = env.run(["-np", "2", env.prog, "late", "1"],
+                {"_YAMPI_MPIRUN_STARTUP_TIMEOUT": "2", "GRIDMPI_MPIRUN_STARTUP_LIMIT": "60"})
+    check(p.elapsed < 15, f"the 2 s start-up timeout took {p.elapsed:.1f} s")
+    check("did not connect to mpirun within 2 s" in p.stderr and "CPU time" in p.stderr, p.stderr)
+    check(p.returncode == 255, f"exit {p.returncode}")
+    check_nothing_left(env, 2)
+
+
+@case
 def job_timeout(env):
     p = env.run(["-np", "3", env.prog, "hang"], {"MPIEXEC_TIMEOUT": "2"})
     check(p.elapsed < 12, f"the 2 s job time limit took {p.elapsed:.1f} s")

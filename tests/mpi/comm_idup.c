@@ -14,7 +14,11 @@
  *   error handler and the topology kept, delete callbacks at free;
  * - idup_with_info: the info's hints (info freed before completion),
  *   MPI_INFO_NULL;
- * - an intercommunicator idup; MPI_COMM_SELF; many idup/free cycles. */
+ * - an intercommunicator idup; MPI_COMM_SELF; many idup/free cycles;
+ * - the local settings and queries on the new communicator before the
+ *   request completes (mpi4py's Comm.Idup sets an error handler at once;
+ *   Open MPI and MPICH accept): error handler, name, attributes, info,
+ *   size, rank, group, test_inter; kept after completion. */
 #include "mpitest.h"
 
 #if defined(GRIDMPI_VERSION_STRING) || MPI_VERSION >= 4
@@ -473,6 +477,90 @@ static void test_cycles(void)
     }
 }
 
+static int pending_handler_calls = 0;
+static void pending_handler(MPI_Comm *comm, int *code, ...)
+{
+    (void)comm;
+    (void)code;
+    ++pending_handler_calls;
+}
+
+static void test_settings_before_completion(void)
+{
+    MPI_Comm dup = MPI_COMM_NULL;
+    MPI_Request req;
+    MPI_Errhandler eh, got = MPI_ERRHANDLER_NULL;
+    MPI_Info info, used;
+    MPI_Group g, wg;
+    int keyval, *value = NULL, flag = 0, size = -1, rank = -1, inter = -1, len = 0, result = -1;
+    static int payload = 42;
+    char name[MPI_MAX_OBJECT_NAME], hint[16];
+
+    /* Rank 0 enters the idup only after every other rank has made its
+     * settings, so that theirs are made on a communicator whose idup
+     * cannot have completed (at 1 rank it may have). */
+    if (mt_rank == 0) {
+        int i, token;
+        for (i = 1; i < mt_size; ++i)
+            E(MPI_Recv(&token, 1, MPI_INT, MPI_ANY_SOURCE, MT_TAG_SYNC + 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    }
+    E(MPI_Comm_idup(MPI_COMM_WORLD, &dup, &req));
+    E(MPI_Comm_create_errhandler(pending_handler, &eh));
+    E(MPI_Comm_set_errhandler(dup, eh));
+    E(MPI_Comm_get_errhandler(dup, &got));
+    CHECK(got == eh, "Comm_get_errhandler on a pending idup communicator: not the handler just set");
+    if (got != MPI_ERRHANDLER_NULL)
+        E(MPI_Errhandler_free(&got));
+    E(MPI_Comm_set_name(dup, "pending idup"));
+    E(MPI_Comm_get_name(dup, name, &len));
+    CHECK_STR("Comm_get_name on a pending idup communicator", "pending idup", name);
+    E(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &keyval, NULL));
+    E(MPI_Comm_set_attr(dup, keyval, &payload));
+    E(MPI_Comm_get_attr(dup, keyval, &value, &flag));
+    CHECK(flag && value == &payload, "Comm_get_attr on a pending idup communicator: flag %d", flag);
+    E(MPI_Info_create(&info));
+    E(MPI_Info_set(info, "gridmpi_test_hint", "pending"));
+    E(MPI_Comm_set_info(dup, info));
+    E(MPI_Info_free(&info));
+    E(MPI_Comm_size(dup, &size));
+    E(MPI_Comm_rank(dup, &rank));
+    E(MPI_Comm_test_inter(dup, &inter));
+    CHECK(size == mt_size && rank == mt_rank && inter == 0, "pending idup: size %d rank %d inter %d", size, rank,
+          inter);
+    E(MPI_Comm_group(dup, &g));
+    E(MPI_Comm_group(MPI_COMM_WORLD, &wg));
+    E(MPI_Group_compare(g, wg, &result));
+    CHECK_INT("Group_compare(group of the pending idup, world group)", MPI_IDENT, result);
+    E(MPI_Group_free(&g));
+    E(MPI_Group_free(&wg));
+    if (mt_rank != 0) {
+        int token = mt_rank;
+        E(MPI_Ssend(&token, 1, MPI_INT, 0, MT_TAG_SYNC + 1, MPI_COMM_WORLD));
+    }
+    E(MPI_Wait(&req, MPI_STATUS_IGNORE));
+
+    /* Everything is still there after completion; the handler is the one
+     * that errors on dup go to. */
+    E(MPI_Comm_get_name(dup, name, &len));
+    CHECK_STR("Comm_get_name after completion", "pending idup", name);
+    value = NULL;
+    E(MPI_Comm_get_attr(dup, keyval, &value, &flag));
+    CHECK(flag && value == &payload, "Comm_get_attr after completion: flag %d", flag);
+    E(MPI_Comm_get_info(dup, &used));
+    flag = 0;
+    hint[0] = '\0';
+    E(MPI_Info_get(used, "gridmpi_test_hint", (int)sizeof hint - 1, hint, &flag));
+    CHECK(flag && strcmp(hint, "pending") == 0, "Comm_get_info after completion: flag %d value \"%s\"", flag,
+          hint);
+    E(MPI_Info_free(&used));
+    E(MPI_Comm_call_errhandler(dup, MPI_ERR_OTHER));
+    CHECK_INT("calls of the handler set before completion", 1, pending_handler_calls);
+    check_dup(MPI_COMM_WORLD, dup, "idup with settings before completion");
+    E(MPI_Comm_free(&dup));
+    E(MPI_Comm_free_keyval(&keyval));
+    E(MPI_Errhandler_free(&eh));
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv);
@@ -485,6 +573,7 @@ int main(int argc, char **argv)
     test_with_info();
 #endif
     test_intercomm();
+    test_settings_before_completion();
     if (argc < 2 || strcmp(argv[1], "--no-cycles") != 0)
         test_cycles();
     return mt_finish();

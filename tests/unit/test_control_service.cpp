@@ -350,6 +350,55 @@ TEST_CASE("start-up timeout names the rank that did not connect", "[control]") {
   CHECK(h.signals == std::vector<int>{SIGTERM});
 }
 
+TEST_CASE("start-up: a rank that keeps using CPU gets more time, up to the start-up limit", "[control]") {
+  Harness h(2);  // timeout 10 s, limit 600 s (the default)
+  h.launch_all();
+  CHECK(h.job->wants_cpu_samples(1, h.now));  // watched before the job is known to be MPI
+  h.hello(1, 0);
+  CHECK_FALSE(h.job->wants_cpu_samples(0, h.now));  // connected
+  // Busy (an import on a loaded machine): every report moves the timeout on.
+  for (int i = 0; i < 30; ++i) {
+    h.advance(9s);
+    h.job->rank_running(1, h.now);
+    CHECK(*h.job->next_deadline() == h.now + 10s);
+  }
+  CHECK(h.printed.empty());
+  // Then idle for 10 s: the timeout, naming the idleness.
+  h.advance(10s);
+  REQUIRE(h.printed.size() == 1);
+  CHECK(h.printed[0] == "mpirun: rank 1 (node1, pid 101) did not connect to mpirun within 10 s of the last time it "
+                        "used CPU time (other ranks are in MPI_Init); it is stuck before MPI_Init or cannot reach "
+                        "mpirun; raise _YAMPI_MPIRUN_STARTUP_TIMEOUT if it is just slow");
+  CHECK(h.finished.empty());
+  CHECK(h.signals == std::vector<int>{SIGTERM});
+}
+
+TEST_CASE("start-up: the limit stops a rank that runs but never connects", "[control]") {
+  Harness h(2);
+  h.launch_all();
+  h.hello(1, 0);
+  for (int i = 0; i < 66; ++i) {
+    h.job->rank_running(1, h.now);
+    if (i < 65) CHECK(h.printed.empty());
+    h.advance(9s + 100ms);
+  }
+  // 600 s after its start (66 * 9.1 s = 600.6 s).
+  REQUIRE(h.printed.size() == 1);
+  CHECK_THAT(h.printed[0], Catch::StartsWith("mpirun: rank 1 (node1, pid 101) did not connect to mpirun within 600 "
+                                             "s of its start although it was running"));
+  CHECK_THAT(h.printed[0], Catch::Contains("mpirun.startup_limit"));
+}
+
+TEST_CASE("start-up: an idle rank fails at the timeout, reports after a stop change nothing", "[control]") {
+  Harness h(2);
+  h.launch_all();
+  h.hello(1, 0);
+  h.advance(10s);
+  REQUIRE(h.printed.size() == 1);
+  CHECK_THAT(h.printed[0], Catch::Contains("within 10 s of its start, using no CPU time"));
+  CHECK_FALSE(h.job->wants_cpu_samples(1, h.now));  // stopping
+}
+
 TEST_CASE("SIGINT is forwarded, then SIGKILL; exit 128+signal", "[control]") {
   Harness h(2);
   h.launch_all();

@@ -280,8 +280,9 @@ TEST_CASE("IMPI client: key authentication", "[impi][client]") {
     k.connect();
     k.feed(hex("00000001 00000000"), bytewise);
     k.lost();
-    CHECK_THAT(k.failure(), Catch::StartsWith("impi-server closed the connection after authentication: wrong "
-                                              "IMPI_AUTH_KEY? use the server's key"));
+    CHECK_THAT(k.failure(), Catch::StartsWith("impi-server closed the connection after authentication, when this "
+                                              "cluster asked to be client 0: impi-server refuses a wrong "
+                                              "IMPI_AUTH_KEY"));
     CHECK(k.session->state() == ClientSession::State::failed);
   }
 }
@@ -364,7 +365,8 @@ TEST_CASE("IMPI client: joining", "[impi][client]") {
     h.connect();
     h.feed(hex("00000000 00000000"), bytewise);
     h.lost();
-    CHECK_THAT(h.failure(), Catch::Contains("when this cluster joined as client 3: is client 3 already taken"));
+    CHECK_THAT(h.failure(), Catch::Contains("when this cluster asked to be client 3: impi-server refuses a client number "
+                                            "that another mpirun already has or that is beyond its -server count"));
   }
   SECTION("something else than IMPI") {
     Harness h(0);

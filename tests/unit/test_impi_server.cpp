@@ -1,7 +1,8 @@
 // impi-server's state machine (impi/server.hpp) driven by scripted byte
 // streams, no sockets: authentication, client ranks, collation of COLL labels
 // (skips, different speeds, unknown labels), DONE, FINI, and every way a
-// client can end the job.  Replies are compared byte for byte.
+// client can end the job, and every way a connection that is not a client yet
+// is refused alone.  Replies are compared byte for byte.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -132,6 +133,25 @@ void check_failed(const Harness& h, const std::string& line) {
   CHECK(h.server.exit_status() == 1);
 }
 
+// One line for a connection refused alone: it is closed, the job goes on.
+void check_refused(const Harness& h, ConnectionId id, const std::string& line) {
+  REQUIRE(h.printed.size() == 1);
+  CHECK(h.printed[0] == line);
+  CHECK(h.is_closed(id));
+  CHECK(h.finished.empty());
+  CHECK_FALSE(h.server.finished());
+}
+
+// Clients 0..M-1 on connections `ids` (already joined) finish the start-up
+// and the job: the server exits with status 0.
+void complete_job(Harness& h, const std::vector<ConnectionId>& ids) {
+  for (ConnectionId id : ids) h.feed(id, encode_done());
+  for (ConnectionId id : ids) CHECK(hex(h.take(id)) == "444f4e45 00000000");
+  for (ConnectionId id : ids) h.feed(id, encode_fini());
+  CHECK(h.finished == std::vector<int>{0});
+  CHECK(h.server.exit_status() == 0);
+}
+
 }  // namespace
 
 // ---- authentication ----------------------------------------------------------------
@@ -166,7 +186,7 @@ TEST_CASE("auth: KEY is chosen when both sides enable it, then the raw key", "[i
   }
 }
 
-TEST_CASE("auth: wrong key", "[impi][server]") {
+TEST_CASE("auth: a wrong key refuses that connection alone", "[impi][server]") {
   auto h = make(settings(2, false, key));
   h.open(1);
   h.feed(1, encode_auth(0x2) + encode_auth_key(key) + encode_impi(0));
@@ -174,12 +194,16 @@ TEST_CASE("auth: wrong key", "[impi][server]") {
   h.open(2);
   h.feed(2, encode_auth(0x3) + encode_auth_key(key + 1) + encode_impi(1));
   CHECK(hex(h.take(2)) == "00000001 00000000");  // nothing after the key
-  check_failed(h,
-               "impi-server: client from 10.0.0.1:4002: wrong IMPI_AUTH_KEY (set the same key on the server and "
-               "every cluster): the job is over; closing the other clients");
-  CHECK(h.is_closed(1));
-  CHECK(h.is_closed(2));
+  check_refused(h, 2,
+                "impi-server: client from 10.0.0.1:4002: wrong IMPI_AUTH_KEY (set the same key on the server and "
+                "every cluster): refused, only this connection is closed; the job goes on (1 of 2 clients joined)");
+  CHECK_FALSE(h.is_closed(1));
   CHECK(h.server.clients_joined() == 1);
+  // The real client 1 comes with the right key and the job completes.
+  h.open(3);
+  h.feed(3, encode_auth(0x2) + encode_auth_key(key) + encode_impi(1));
+  CHECK(hex(h.take(3)) == "00000001 00000000 494d5049 00000004 00000002");
+  complete_job(h, {1, 3});
 }
 
 TEST_CASE("auth: no common method", "[impi][server]") {
@@ -188,18 +212,19 @@ TEST_CASE("auth: no common method", "[impi][server]") {
     h.open(1);
     h.feed(1, encode_auth(0x1));
     CHECK(h.take(1).empty());
-    check_failed(h,
-                 "impi-server: client from 10.0.0.1:4001: no common authentication method (client offers 0x1 = "
-                 "NONE, server enables 0x2 = KEY); set IMPI_AUTH_NONE, or the same IMPI_AUTH_KEY, on the server "
-                 "and every cluster: the job is over");
-    CHECK(h.is_closed(1));
+    check_refused(h, 1,
+                  "impi-server: client from 10.0.0.1:4001: no common authentication method (client offers 0x1 = "
+                  "NONE, server enables 0x2 = KEY); set IMPI_AUTH_NONE, or the same IMPI_AUTH_KEY, on the server "
+                  "and every cluster: refused, only this connection is closed; the job goes on (0 of 1 clients "
+                  "joined)");
   }
   SECTION("client offers nothing") {
     auto h = make(settings(1, true, key));
     h.open(1);
     h.feed(1, encode_auth(0x0));
     CHECK(h.printed.at(0).find("client offers 0x0 = none, server enables 0x3 = NONE+KEY") != std::string::npos);
-    CHECK(h.finished == std::vector<int>{1});
+    CHECK(h.finished.empty());
+    CHECK(h.is_closed(1));
   }
 }
 
@@ -220,36 +245,72 @@ TEST_CASE("IMPI: the size is answered at once, before the other clients join", "
   CHECK(h.server.clients_joined() == 1);
 }
 
-TEST_CASE("IMPI: rank out of range or taken ends the job", "[impi][server]") {
+TEST_CASE("IMPI: a rank out of range or taken refuses that connection alone", "[impi][server]") {
   SECTION("too large") {
     auto h = make(settings(2));
     h.join(1, 0);
     h.open(2);
     h.feed(2, encode_auth(1) + encode_impi(2));
-    CHECK(hex(h.take(2)) == "00000000 00000000");
-    check_failed(h,
-                 "impi-server: client from 10.0.0.1:4002: client rank 2 is out of range: impi-server -server 2 "
-                 "takes clients 0..1 (check mpirun -client): the job is over; closing the other clients");
-    CHECK(h.is_closed(1));
-    CHECK(h.is_closed(2));
+    // The size is answered (a client checks rank < size), then the connection goes.
+    CHECK(hex(h.take(2)) == "00000000 00000000 494d5049 00000004 00000002");
+    check_refused(h, 2,
+                  "impi-server: client from 10.0.0.1:4002: client rank 2 is out of range: impi-server -server 2 "
+                  "takes clients 0..1 (check mpirun -client): refused, only this connection is closed; the job "
+                  "goes on (1 of 2 clients joined)");
+    CHECK_FALSE(h.is_closed(1));
+    h.join(3, 1);
+    complete_job(h, {1, 3});
   }
   SECTION("negative") {
     auto h = make(settings(2));
     h.open(2);
     h.feed(2, encode_auth(1) + encode_impi(-1));
-    check_failed(h,
-                 "impi-server: client from 10.0.0.1:4002: client rank -1 is out of range: impi-server -server 2 "
-                 "takes clients 0..1 (check mpirun -client): the job is over");
+    check_refused(h, 2,
+                  "impi-server: client from 10.0.0.1:4002: client rank -1 is out of range: impi-server -server 2 "
+                  "takes clients 0..1 (check mpirun -client): refused, only this connection is closed; the job "
+                  "goes on (0 of 2 clients joined)");
   }
-  SECTION("already taken") {
+  SECTION("already taken, while the others are still joining") {
     auto h = make(settings(3));
     h.join(1, 1);
     h.open(2);
     h.feed(2, encode_auth(1) + encode_impi(1));
-    check_failed(h,
-                 "impi-server: client from 10.0.0.1:4002: client rank 1 is already taken by 10.0.0.1:4001 (give "
-                 "every mpirun -client a different number): the job is over; closing the other clients");
-    CHECK(h.is_closed(1));
+    CHECK(hex(h.take(2)) == "00000000 00000000");  // no IMPI answer
+    check_refused(h, 2,
+                  "impi-server: client from 10.0.0.1:4002: client rank 1 is already taken by 10.0.0.1:4001 (give "
+                  "every mpirun -client a different number): refused, only this connection is closed; the job goes "
+                  "on (1 of 3 clients joined)");
+    CHECK_FALSE(h.is_closed(1));
+    CHECK(h.server.clients_joined() == 1);
+    h.join(3, 0);
+    h.join(4, 2);
+    complete_job(h, {3, 1, 4});
+  }
+  SECTION("already taken, in the middle of the start-up exchange and while the job runs") {
+    auto h = make(settings(2));
+    h.join(1, 0);
+    h.join(2, 1);
+    h.feed(1, coll(label_c_nhosts, u32(1)));
+    h.open(3);
+    h.feed(3, encode_auth(1) + encode_impi(0) + coll(label_c_nhosts, u32(7)));
+    check_refused(h, 3,
+                  "impi-server: client from 10.0.0.1:4003: client rank 0 is already taken by 10.0.0.1:4001 (give "
+                  "every mpirun -client a different number): refused, only this connection is closed; the job goes "
+                  "on");
+    // The stray COLL went nowhere: client 1's label is collated with client 0's.
+    h.feed(2, coll(label_c_nhosts, u32(2)));
+    CHECK(hex(h.take(1)) == hex(encode_coll_result(label_c_nhosts, 0x3, u32(1) + u32(2))));
+    CHECK(hex(h.take(2)) == hex(encode_coll_result(label_c_nhosts, 0x3, u32(1) + u32(2))));
+    h.feed(1, encode_done());
+    h.feed(2, encode_done());
+    h.open(4);  // after DONE, while the job runs
+    h.feed(4, encode_auth(1) + encode_impi(1));
+    CHECK(h.printed.size() == 2);
+    CHECK(h.is_closed(4));
+    CHECK(h.finished.empty());
+    h.feed(1, encode_fini());
+    h.feed(2, encode_fini());
+    CHECK(h.finished == std::vector<int>{0});
   }
 }
 
@@ -519,13 +580,47 @@ TEST_CASE("a client that disconnects while the job runs (after DONE) ends it too
 TEST_CASE("one failing client ends the job before everyone has joined", "[impi][server]") {
   auto h = make(settings(3));
   h.join(1, 0);
+  h.join(2, 1);
+  h.close_by_peer(2);
+  check_failed(h, "impi-server: client 1 (10.0.0.1:4002) disconnected before FINI: the job is over; closing the "
+                  "other clients");
+  CHECK(h.is_closed(1));
+}
+
+TEST_CASE("a connection that disconnects before it said which client it is goes alone", "[impi][server]") {
+  auto h = make(settings(2));
+  h.join(1, 0);
   h.open(2);
   h.feed(2, encode_auth(1));
   h.close_by_peer(2);
-  check_failed(h,
-               "impi-server: client from 10.0.0.1:4002 disconnected before sending IMPI (its client rank): the job "
-               "is over; closing the other clients");
-  CHECK(h.is_closed(1));
+  REQUIRE(h.printed.size() == 1);
+  CHECK(h.printed[0] == "impi-server: client from 10.0.0.1:4002 disconnected before sending IMPI (its client rank): "
+                        "it was not a client yet; the job goes on (1 of 2 clients joined)");
+  CHECK_FALSE(h.is_closed(1));
+  h.open(3);
+  h.feed(3, hex_bytes("41555448"));  // half an AUTH header
+  h.close_by_peer(3);
+  CHECK(h.printed.at(1).find("disconnected during authentication: it was not a client yet") != std::string::npos);
+  h.join(4, 1);
+  complete_job(h, {1, 4});
+}
+
+TEST_CASE("a TLS failure of a connection that is not a client yet refuses it alone", "[impi][server]") {
+  auto h = make(settings(2));
+  h.join(1, 0);
+  h.open(2);
+  h.server.connection_failed(2, "TLS handshake failed: certificate verify failed");
+  h.collect();
+  REQUIRE(h.printed.size() == 1);
+  CHECK(h.printed[0] == "impi-server: client from 10.0.0.1:4002: TLS handshake failed: certificate verify failed: "
+                        "refused, only this connection is closed; the job goes on (1 of 2 clients joined)");
+  CHECK_FALSE(h.is_closed(2));  // the adapter closes it
+  h.open(3);
+  h.feed(3, hex_bytes("16030100 05"));  // a TLS ClientHello at a plain server
+  CHECK(h.is_closed(3));
+  CHECK(h.printed.at(1).find("speaks TLS") != std::string::npos);
+  h.join(4, 1);
+  complete_job(h, {1, 4});
 }
 
 TEST_CASE("a connection that sends nothing is a probe, not a client", "[impi][server]") {
@@ -543,7 +638,7 @@ TEST_CASE("a connection that sends nothing is a probe, not a client", "[impi][se
 
 // ---- malformed input ------------------------------------------------------------------
 
-TEST_CASE("garbage and misplaced commands end the job with a line naming the client", "[impi][server]") {
+TEST_CASE("garbage and misplaced commands: refused before IMPI, the end of the job after", "[impi][server]") {
   struct Case {
     const char* name;
     Bytes before_impi;  // sent right after opening (empty: join first as client 0)
@@ -553,18 +648,20 @@ TEST_CASE("garbage and misplaced commands end the job with a line naming the cli
   std::vector<Case> cases = {
       {"http", hex_bytes("47455420 2f204854 5450"), {},
        "impi-server: client from 10.0.0.1:4002 sent 0x47455420 where a command was expected (not an IMPI client, "
-       "or out of step with the protocol): the job is over; closing the other clients"},
+       "or out of step with the protocol): refused, only this connection is closed; the job goes on (1 of 3 "
+       "clients joined)"},
       {"IMPI before AUTH", encode_impi(1), {},
-       "impi-server: client from 10.0.0.1:4002 sent IMPI before AUTH (a client starts with AUTH): the job is "
-       "over; closing the other clients"},
+       "impi-server: client from 10.0.0.1:4002 sent IMPI before AUTH (a client starts with AUTH): refused, only "
+       "this connection is closed; the job goes on (1 of 3 clients joined)"},
       {"COLL before IMPI", encode_auth(1) + coll(label_c_nhosts, u32(1)), {},
-       "impi-server: client from 10.0.0.1:4002 sent COLL before IMPI (its client rank): the job is over; closing "
-       "the other clients"},
+       "impi-server: client from 10.0.0.1:4002 sent COLL before IMPI (its client rank): refused, only "
+       "this connection is closed; the job goes on (1 of 3 clients joined)"},
       {"AUTH twice", encode_auth(1) + encode_auth(1), {},
-       "impi-server: client from 10.0.0.1:4002 sent AUTH twice: the job is over; closing the other clients"},
+       "impi-server: client from 10.0.0.1:4002 sent AUTH twice: refused, only this connection is closed; the job "
+       "goes on (1 of 3 clients joined)"},
       {"AUTH of length 8", hex_bytes("41555448 00000008 00000001 00000000"), {},
-       "impi-server: client from 10.0.0.1:4002 sent AUTH with length 8 (must be 4): the job is over; closing the "
-       "other clients"},
+       "impi-server: client from 10.0.0.1:4002 sent AUTH with length 8 (must be 4): refused, only "
+       "this connection is closed; the job goes on (1 of 3 clients joined)"},
       {"IMPI again", {}, encode_impi(1),
        "impi-server: client 1 (10.0.0.1:4002) sent IMPI again after joining: the job is over; closing the other "
        "clients"},
@@ -590,13 +687,18 @@ TEST_CASE("garbage and misplaced commands end the job with a line naming the cli
       if (c.before_impi.empty()) {
         h.join(2, 1);
         h.feed(2, c.after_join);
+        check_failed(h, c.line);
+        CHECK(h.is_closed(1));
+        CHECK(h.is_closed(2));
       } else {
         h.open(2);
         h.feed(2, c.before_impi);
+        check_refused(h, 2, c.line);
+        CHECK_FALSE(h.is_closed(1));
+        h.join(3, 1);
+        h.join(4, 2);
+        complete_job(h, {1, 3, 4});
       }
-      check_failed(h, c.line);
-      CHECK(h.is_closed(1));
-      CHECK(h.is_closed(2));
     }
   }
 }
