@@ -21,8 +21,9 @@ and allreduce.
 Cases (the default ones, or name some):
   lam_first       LAM is client 0 (ranks 0, 1), gridmpi client 1 (rank 2)
   gridmpi_first   gridmpi is client 0 (rank 0), LAM client 1 (ranks 1, 2).  NOT run by
-                  default yet: point-to-point both ways, Barrier and Bcast from rank 0 pass,
-                  then LAM's rank 1 never sends its Bcast as root (open defect, impi/README.md)
+                  default yet: point-to-point both ways and Barrier pass, then LAM's rank 1
+                  waits forever in the second of two Bcasts from rank 0 (open defect,
+                  impi/README.md)
 
 --record DIR runs gridmpi_first through recording relays and keeps LAM's bytes
 (lam_recorded.py was made so).  LAM_TEST_NO_DIALECT=1 leaves IMPI_LAM_CLIENTS
