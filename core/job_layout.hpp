@@ -25,10 +25,27 @@ struct JobLayout {
   int coll_xsize = 1024;          // IMPI_COLL_XSIZE (bytes): long protocols from this size
   int coll_maxlinear = 4;         // IMPI_COLL_MAXLINEAR: linear up to this many masters
   bool fake = false;              // impi.fake_clients: one real cluster pretending
+  // Per client: it is LAM/MPI 7.1.4 (impi.lam_clients, IMPI_LAM_CLIENTS), whose
+  // IMPI dialect differs from the protocol's text in two ways, both read in
+  // LAM's source and seen on the wire (impi/README.md, "LAM/MPI 7.1.4"):
+  //   * user data travels as the sender's native bytes (LAM's processes hand
+  //     their native buffers to its IMPI daemon, which forwards them), not as
+  //     external32: the engine sends and receives native data with its ranks
+  //     (request/engine.cpp, select_transport);
+  //   * its IMPI Reduce (and so Allreduce = Reduce + Bcast) sends the global
+  //     phase on the communicator's point-to-point context, not on the
+  //     collective one (its Barrier and Bcast use the collective one): our
+  //     Reduce does the same with its ranks (core/coll/impi_reduce.cpp).
+  // Empty: no LAM client.
+  std::vector<bool> lam_client;
 
   bool multi_client() const noexcept { return nclients > 1; }
   int client(int world_rank) const noexcept {
     return client_of.empty() ? 0 : client_of[static_cast<std::size_t>(world_rank)];
+  }
+  // Whether this world rank belongs to a LAM client.
+  bool lam(int world_rank) const noexcept {
+    return !lam_client.empty() && lam_client[static_cast<std::size_t>(client(world_rank))];
   }
 };
 

@@ -77,6 +77,57 @@ JobLayout fake_layout(const std::string& text, int world_rank, int world_size) {
   return layout;
 }
 
+// impi.lam_clients (IMPI_LAM_CLIENTS) -> JobLayout::lam_client; a client
+// out of the job's range, or this cluster's own, is a configuration error.
+std::vector<bool> lam_clients(const JobLayout& layout) {
+  std::vector<int> clients;
+  try {
+    clients = impi::params::lam_clients();
+  } catch (const conf::ConfigError& e) {
+    throw MpiError(MPI_ERR_OTHER, e.what());
+  }
+  if (clients.empty()) return {};
+  std::vector<bool> lam(static_cast<std::size_t>(layout.nclients), false);
+  for (int c : clients) {
+    if (c >= layout.nclients)
+      throw MpiError(MPI_ERR_OTHER, fmt::format("IMPI_LAM_CLIENTS names client {}, but the job has {} clients "
+                                                "(0..{})", c, layout.nclients, layout.nclients - 1));
+    if (c == layout.my_client && !layout.fake)
+      throw MpiError(MPI_ERR_OTHER, fmt::format("IMPI_LAM_CLIENTS names client {}, this gridmpi cluster: list "
+                                                "only the clients that run LAM/MPI", c));
+    lam[static_cast<std::size_t>(c)] = true;
+  }
+  return lam;
+}
+
+// LAM/MPI's IMPI daemon names a host that connects to it by the connection's
+// source address: the first host of the job with that address
+// (otb/sys/impid/dance.c, do_accept), and it ends its job when that host's
+// index is not the one the connection announces.  Every host with a higher
+// index than a LAM host connects to it, so such a host must be the first
+// of the job with its address.  gridmpi makes every process its own IMPI
+// host: refuse, here and clearly, a job in which LAM would fail later.
+void check_addresses_for_lam(const impi::JobMap& map, const std::vector<bool>& lam_client) {
+  int first_lam_host = -1;
+  for (std::size_t h = 0; h < map.hosts.size() && first_lam_host < 0; ++h)
+    if (lam_client[static_cast<std::size_t>(map.hosts[h].client)]) first_lam_host = static_cast<int>(h);
+  if (first_lam_host < 0) return;
+  for (std::size_t j = static_cast<std::size_t>(first_lam_host) + 1; j < map.hosts.size(); ++j) {
+    const impi::HostEntry& hj = map.hosts[j];
+    if (lam_client[static_cast<std::size_t>(hj.client)]) continue;
+    for (std::size_t i = 0; i < j; ++i) {
+      if (map.hosts[i].address != hj.address) continue;
+      throw MpiError(MPI_ERR_OTHER,
+                     fmt::format("LAM/MPI (client {}) tells IMPI hosts apart by address, and rank {} (client {}) "
+                                 "shares {} with rank {}: LAM would refuse its connection.  Run one rank per "
+                                 "address in the clients numbered after a LAM client, or number the LAM client "
+                                 "after this one",
+                                 map.hosts[static_cast<std::size_t>(first_lam_host)].client, hj.first_rank, hj.client,
+                                 impi::to_string(hj.address), map.hosts[i].first_rank));
+    }
+  }
+}
+
 std::string local_host_name() {
   char name[MPI_MAX_PROCESSOR_NAME] = {};
   if (gethostname(name, sizeof name - 1) != 0) return "localhost";
@@ -308,6 +359,8 @@ int initialize(int required_thread_level, int* argc, char*** argv) {
       throw MpiError(MPI_ERR_OTHER, e.what());
     }
   }
+  if (layout.multi_client()) layout.lam_client = lam_clients(layout);
+  if (impi_start && !layout.lam_client.empty()) check_addresses_for_lam(impi_start->map, layout.lam_client);
   set_job_layout(std::move(layout));
 
   rt->engine = request::make_engine(rt->world_rank, rt->world_size, cookie, impi_start);

@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <vector>
 
 #include "conf/registry.hpp"
 
@@ -55,6 +56,11 @@ const Param<std::string> network_param{
     "network address (a.b.c.d) selecting the interface used for traffic between clusters (empty: the "
     "interface that reaches impi-server)",
     Level::user, {"IMPI_NETWORK"}};
+const Param<std::string> lam_clients_param{
+    "impi.lam_clients", "", "",
+    "IMPI client ranks of the job that are LAM/MPI 7.1.4 (comma-separated, e.g. \"1\"): gridmpi then speaks "
+    "LAM's dialect with them (native data, LAM's Reduce context); every gridmpi cluster must give the same list",
+    Level::user, {"IMPI_LAM_CLIENTS"}};
 
 std::int32_t bounded(const Param<std::int64_t>& p, std::int64_t low, const char* what) {
   std::int64_t v = p.get();
@@ -99,6 +105,26 @@ std::int64_t socbuf() {
 std::string port_range() { return port_range_param.get(); }
 std::string server_port_range() { return server_port_range_param.get(); }
 std::string network() { return network_param.get(); }
+
+std::vector<int> lam_clients() {
+  const std::string text = lam_clients_param.get();
+  std::vector<int> clients;
+  std::size_t pos = 0;
+  while (!text.empty()) {
+    const std::size_t comma = text.find(',', pos);
+    const std::string item = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    char* end = nullptr;
+    const long c = std::strtol(item.c_str(), &end, 10);
+    if (item.empty() || *end != '\0' || c < 0 || c > 31)
+      throw conf::ConfigError(fmt::format("IMPI_LAM_CLIENTS is \"{}\": give IMPI client ranks (0..31) separated by "
+                                          "commas, e.g. IMPI_LAM_CLIENTS=1",
+                                          text));
+    clients.push_back(static_cast<int>(c));
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return clients;
+}
 
 std::uint32_t Auth::mask() const noexcept {
   return (none ? 1u : 0u) | (key ? 2u : 0u);

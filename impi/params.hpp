@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace gridmpi::impi::params {
 
@@ -20,6 +21,10 @@ std::int64_t socbuf();           // IMPI_SOCBUF bytes (falls back to a set _YAMP
 std::string port_range();        // IMPI_PORT_RANGE "a:b" or "" (host listeners)
 std::string server_port_range(); // IMPI_SERVER_PORT_RANGE "a:b" or ""
 std::string network();           // IMPI_NETWORK "a.b.c.d" or "" (interface for IMPI traffic)
+// IMPI_LAM_CLIENTS "1" or "0,2": the clients that are LAM/MPI 7.1.4 (see
+// core/job_layout.hpp, JobLayout::lam_client); syntax checked here, ranks
+// against the job where the number of clients is known.
+std::vector<int> lam_clients();
 
 // Authentication as the environment enables it: IMPI_AUTH_NONE (any value,
 // presence enables NONE) and IMPI_AUTH_KEY=<decimal 64-bit> (enables KEY).

@@ -298,7 +298,9 @@ void EngineImpl::select_transport(int world, Peer& p) {
   p.transport = best;
   p.max_fragment = std::max<std::size_t>(best_caps.max_fragment, 1);
   p.max_frame_payload = std::max(best_caps.max_frame_payload, p.max_fragment);
-  p.external32 = best_caps.external32;
+  // LAM/MPI 7.1.4 puts its native bytes on IMPI connections, not external32.
+  p.native_only = best_caps.external32 && core::job_layout().lam(world);
+  p.external32 = best_caps.external32 && !p.native_only;
   p.first_fragment = best_caps.rts_carries_first_fragment;
   p.rts_prefix = p.first_fragment ? p.max_fragment : std::min(best_caps.rts_prefix, p.max_fragment);
   p.copies_up_to = best_caps.copies_up_to;
@@ -780,6 +782,7 @@ void EngineImpl::choose_representation(PointRequest* s, const Peer& p) {
     s->external32 = true;
     return;
   }
+  if (p.native_only) return;
   if (!s->spans_clients || !s->type) return;
   if (core::external32_is_native(s->datatype)) {
     s->external32 = true;  // bytes, characters, MPI_PACKED: no conversion

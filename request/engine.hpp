@@ -135,7 +135,10 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
     std::size_t threshold = 0;  // rendezvous from this many bytes
     std::size_t max_fragment = 0;
     std::size_t max_frame_payload = 0;
-    bool external32 = false;      // Capabilities::external32
+    bool external32 = false;      // Capabilities::external32, unless native_only
+    // A rank of a LAM/MPI client (core::JobLayout::lam_client) over IMPI:
+    // its data is native bytes both ways, never converted or marked.
+    bool native_only = false;
     bool first_fragment = false;  // Capabilities::rts_carries_first_fragment
     std::size_t rts_prefix = 0;   // Capabilities::rts_prefix (max_fragment with first_fragment)
     std::size_t copies_up_to = 0;  // Capabilities::copies_up_to

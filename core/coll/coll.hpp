@@ -7,6 +7,7 @@
 #pragma once
 #include <mpi.h>
 
+#include <cstdint>
 #include <span>
 
 #include "core/group.hpp"
@@ -28,6 +29,14 @@ request::Request* isend(const void* buf, int count, MPI_Datatype type, int dest,
                         core::Comm& comm);
 request::Request* irecv(void* buf, int count, MPI_Datatype type, int source, int tag,
                         core::Comm& comm);
+// send and recv on another context of comm: only for a peer's dialect that
+// needs it (the IMPI Reduce with a LAM/MPI client, core/coll/impi_reduce.cpp).
+void send_in(std::uint32_t context, const void* buf, int count, MPI_Datatype type, int dest, int tag,
+             core::Comm& comm);
+void recv_in(std::uint32_t context, void* buf, int count, MPI_Datatype type, int source, int tag, core::Comm& comm,
+             MPI_Status* status = nullptr);
+request::Request* irecv_in(std::uint32_t context, void* buf, int count, MPI_Datatype type, int source, int tag,
+                           core::Comm& comm);
 // Waits for and releases every request (null entries are skipped).
 void wait_all(std::span<request::Request*> requests);
 

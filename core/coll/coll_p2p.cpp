@@ -75,23 +75,38 @@ request::Request* isend(const void* buf, int count, MPI_Datatype type, int dest,
 }
 
 request::Request* irecv(void* buf, int count, MPI_Datatype type, int source, int tag, core::Comm& comm) {
-  return engine().irecv(buf, count, type, source, tag, comm, comm.coll_context());
+  return irecv_in(comm.coll_context(), buf, count, type, source, tag, comm);
+}
+
+request::Request* irecv_in(std::uint32_t context, void* buf, int count, MPI_Datatype type, int source, int tag,
+                           core::Comm& comm) {
+  return engine().irecv(buf, count, type, source, tag, comm, context);
 }
 
 void send(const void* buf, int count, MPI_Datatype type, int dest, int tag, core::Comm& comm) {
+  send_in(comm.coll_context(), buf, count, type, dest, tag, comm);
+}
+
+void send_in(std::uint32_t context, const void* buf, int count, MPI_Datatype type, int dest, int tag,
+             core::Comm& comm) {
   auto& e = engine();
   // A short message goes out at once, without a request (MPI_Send's path).
-  if (e.send_now(buf, count, type, dest, tag, comm, comm.coll_context())) return;
+  if (e.send_now(buf, count, type, dest, tag, comm, context)) return;
   SendScope send(e);
-  send.hold(e.isend(buf, count, type, dest, tag, comm, comm.coll_context(), request::SendMode::standard));
+  send.hold(e.isend(buf, count, type, dest, tag, comm, context, request::SendMode::standard));
   request::Request* r = send.get();
   if (!r->complete) e.wait_until([r] { return r->complete; });
   send.finish();
 }
 
 void recv(void* buf, int count, MPI_Datatype type, int source, int tag, core::Comm& comm, MPI_Status* status) {
+  recv_in(comm.coll_context(), buf, count, type, source, tag, comm, status);
+}
+
+void recv_in(std::uint32_t context, void* buf, int count, MPI_Datatype type, int source, int tag, core::Comm& comm,
+             MPI_Status* status) {
   auto& e = engine();
-  request::BlockingReceive receive(e, buf, count, type, source, tag, comm, comm.coll_context());
+  request::BlockingReceive receive(e, buf, count, type, source, tag, comm, context);
   request::Request* r = receive.get();
   if (!r->complete) e.wait_until([r] { return r->complete; });
   if (status) *status = r->status;

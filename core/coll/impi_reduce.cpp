@@ -13,19 +13,42 @@
 // (p-1) (alpha + m beta + m gamma) at the root, p-1 buffers of memory.
 //
 // Allreduce = Reduce to rank 0 + Bcast from rank 0 (as LAM).
+//
+// LAM/MPI 7.1.4's IMPI Reduce sends its global messages on the
+// communicator's point-to-point context (its ssi_coll_impi_reduce.c does
+// not switch to the IMPI collective context as its Barrier and Bcast do),
+// so every message of ours to or from a rank of a LAM client
+// (core::JobLayout::lam_client) goes there too; between gridmpi clients
+// they stay on the collective context, where no user message can meet them.
+#include <cstdint>
 #include <vector>
 
 #include "core/coll/coll.hpp"
 #include "core/coll/impi.hpp"
 #include "core/coll/impi_util.hpp"
+#include "core/job_layout.hpp"
 
 namespace gridmpi::coll::impi {
 
 namespace {
 
+// The context of a Reduce message between this process and comm rank `peer`:
+// LAM's when either end is a LAM rank (this one only in a test's fake layout).
+std::uint32_t context_with(int peer, core::Comm& c) {
+  const core::JobLayout& layout = core::job_layout();
+  const bool lam = layout.lam(c.peer_world_rank(peer)) || layout.lam(c.peer_world_rank(c.rank));
+  return lam ? c.context_id : c.coll_context();
+}
+void send(const void* buf, int count, MPI_Datatype type, int dest, int tag, core::Comm& c) {
+  coll::send_in(context_with(dest, c), buf, count, type, dest, tag, c);
+}
+void recv(void* buf, int count, MPI_Datatype type, int source, int tag, core::Comm& c) {
+  coll::recv_in(context_with(source, c), buf, count, type, source, tag, c);
+}
+
 void reduce_in_rank_order(const ReduceArgs& a, core::Comm& c) {
   if (c.rank != a.root) {
-    coll::send(a.sendbuf, a.count, a.type, a.root, tag::reduce, c);
+    send(a.sendbuf, a.count, a.type, a.root, tag::reduce, c);
     return;
   }
   const void* mine = a.sendbuf == MPI_IN_PLACE ? a.recvbuf : a.sendbuf;
@@ -34,7 +57,7 @@ void reduce_in_rank_order(const ReduceArgs& a, core::Comm& c) {
   for (int r = 0; r < c.size; ++r) {
     if (r == a.root) continue;
     in[static_cast<std::size_t>(r)] = TypedBuffer(a.count, a.type);
-    receives.recv(in[static_cast<std::size_t>(r)].get(), a.count, a.type, r, tag::reduce, c);
+    receives.recv_in(context_with(r, c), in[static_cast<std::size_t>(r)].get(), a.count, a.type, r, tag::reduce, c);
   }
   receives.wait();
   auto x = [&](int r) -> const void* { return r == a.root ? mine : in[static_cast<std::size_t>(r)].get(); };
@@ -68,12 +91,12 @@ void reduce(const ReduceArgs& a, core::Comm& c) {
   TypedBuffer incoming(a.count, a.type);
   if (v.linear) {
     if (!root) {
-      coll::send(partial, a.count, a.type, a.root, tag::reduce, c);
+      send(partial, a.count, a.type, a.root, tag::reduce, c);
       return;
     }
     for (int m = 0; m < n; ++m) {
       if (m == root_client) continue;
-      coll::recv(incoming.get(), a.count, a.type, v.master(m), tag::reduce, c);
+      recv(incoming.get(), a.count, a.type, v.master(m), tag::reduce, c);
       reduce_local(incoming.get(), partial, a.count, a.type, a.op);
     }
     return;
@@ -82,11 +105,11 @@ void reduce(const ReduceArgs& a, core::Comm& c) {
   for (int i = 0; i < dim; ++i) {
     const int bit = 1 << i;
     if (vr & bit) {
-      coll::send(partial, a.count, a.type, v.participant((vr - bit + root_client) % n, a.root), tag::reduce, c);
+      send(partial, a.count, a.type, v.participant((vr - bit + root_client) % n, a.root), tag::reduce, c);
       return;
     }
     if (vr + bit < n) {
-      coll::recv(incoming.get(), a.count, a.type, v.master((vr + bit + root_client) % n), tag::reduce, c);
+      recv(incoming.get(), a.count, a.type, v.master((vr + bit + root_client) % n), tag::reduce, c);
       reduce_local(incoming.get(), partial, a.count, a.type, a.op);
     }
   }

@@ -108,8 +108,13 @@ void Requests::send(const void* buf, int count, MPI_Datatype type, int dest, int
 
 void Requests::recv(void* buf, int count, MPI_Datatype type, int source, int tag,
                     core::Comm& comm) {
+  recv_in(comm.coll_context(), buf, count, type, source, tag, comm);
+}
+
+void Requests::recv_in(std::uint32_t context, void* buf, int count, MPI_Datatype type, int source, int tag,
+                       core::Comm& comm) {
   pending_.reserve(pending_.size() + 1);
-  pending_.push_back(coll::irecv(buf, count, type, source, tag, comm));
+  pending_.push_back(coll::irecv_in(context, buf, count, type, source, tag, comm));
 }
 
 void Requests::wait() {

@@ -170,6 +170,9 @@ class Requests {
  public:
   void send(const void* buf, int count, MPI_Datatype type, int dest, int tag, core::Comm& comm);
   void recv(void* buf, int count, MPI_Datatype type, int source, int tag, core::Comm& comm);
+  // On another context of comm (see coll::recv_in).
+  void recv_in(std::uint32_t context, void* buf, int count, MPI_Datatype type, int source, int tag,
+               core::Comm& comm);
   void wait();
   ~Requests();
 

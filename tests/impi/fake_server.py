@@ -16,13 +16,17 @@ Scripts (behaviour after the real client's DONE):
     normal       broadcast every label, DONE, then wait for FINI or EOF
     close_after  as normal, then close the connection once `close_event` is set
     never_done   broadcast nothing (the start-up never completes)
-Other knobs: other_xsize (COLL_XSIZE the played clients send), wrong_key
+Other knobs: lam_client (that played client sends the labels LAM/MPI 7.1.4
+really sent, lam_recorded.py: one host 10.92.0.2 serving 2 procs, pids 7 and
+8), other_xsize (COLL_XSIZE the played clients send), wrong_key
 handling (close after a wrong key, as the IU server does), a client rank
 >= nclients is disconnected after IMPI (as the IU server does).
 """
 import socket
 import struct
 import threading
+
+from lam_recorded import LAM_LABELS
 
 AUTH, IMPI, COLL, DONE, FINI = 0x41555448, 0x494D5049, 0x434F4C4C, 0x444F4E45, 0x46494E49
 
@@ -58,8 +62,10 @@ class Closed(Exception):
 
 
 class FakeServer:
-    def __init__(self, nclients=2, auth="none", key=None, script="normal", other_xsize=-1, timeout=60):
+    def __init__(self, nclients=2, auth="none", key=None, script="normal", other_xsize=-1, timeout=60,
+                 lam_client=None):
         self.nclients = nclients
+        self.lam_client = lam_client
         self.auth = auth
         self.key = key
         self.script = script
@@ -182,7 +188,8 @@ class FakeServer:
             self.close_event.wait(self.timeout)
             self.outcome = "closed-by-script"
             return
-        others = {c: played_client(c, self.other_xsize) for c in range(self.nclients) if c != self.rank}
+        others = {c: LAM_LABELS if c == self.lam_client else played_client(c, self.other_xsize)
+                  for c in range(self.nclients) if c != self.rank}
         out = b""
         for code in LABELS:
             mask, data = 0, b""

@@ -33,6 +33,26 @@ def expected_line(rank, pids, nclients_before=1):
 
 
 @case
+def startup_with_lam(env):
+    """Client 0 plays LAM/MPI 7.1.4 with the labels it really sent (lam_recorded.py): one host
+    serving two procs, so our two ranks are world ranks 2 and 3 and host 0 has 2 procs."""
+    server = FakeServer(nclients=2, auth="none", lam_client=0).start()
+    p = env.run(["-client", "1", f"127.0.0.1:{server.port}", "-np", "2", env.prog, "impi"],
+                {"IMPI_AUTH_NONE": "1", "IMPI_LAM_CLIENTS": "0"})
+    check(server.join(10), "the fake server is still waiting")
+    check(p.returncode == 0, f"exit {p.returncode}: {p.stderr}")
+    pids = env.rank_pids()
+    lines = sorted(p.stdout.splitlines())
+    want = [f"impi rank {r} world {2 + r} of 4 client 1/2 datalen 65536 tagub 2147483647 xsize 1024 "
+            f"maxlinear 4 ackmark 10 hiwater 20 first 2 "
+            f"hosts 10.92.0.2:36925/2@0,127.0.0.1:20000/1@1,127.0.0.1:20001/1@1, "
+            f"pids 7,8,{pids[0]},{pids[1]}," for r in (0, 1)]
+    check(lines == want, f"got {lines}, want {want}")
+    check(server.outcome == "fini", f"server outcome {server.outcome}")
+    check_nothing_left(env, children=False)
+
+
+@case
 def startup_two_ranks(env):
     server = FakeServer(nclients=2, auth="none").start()
     p = env.run(["-client", "1", f"127.0.0.1:{server.port}", "-np", "2", env.prog, "impi"],
