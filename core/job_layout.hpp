@@ -16,6 +16,8 @@
 
 #include <vector>
 
+#include "core/external_format.hpp"
+
 namespace gridmpi::core {
 
 struct JobLayout {
@@ -25,6 +27,11 @@ struct JobLayout {
   int coll_xsize = 1024;          // IMPI_COLL_XSIZE (bytes): long protocols from this size
   int coll_maxlinear = 4;         // IMPI_COLL_MAXLINEAR: linear up to this many masters
   bool fake = false;              // impi.fake_clients: one real cluster pretending
+  // How the IMPI collectives carry user data in the streams they relay
+  // between clients: native packed bytes when every client holds data alike,
+  // else coll_format (impi/datarep.hpp, JobMap::common_representation).
+  bool coll_native = false;
+  ExternalFormat coll_format = ExternalFormat::external32;
 
   bool multi_client() const noexcept { return nclients > 1; }
   int client(int world_rank) const noexcept {

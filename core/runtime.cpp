@@ -292,6 +292,10 @@ int initialize(int required_thread_level, int* argc, char*** argv) {
     layout.client_of = map.proc_client;
     layout.coll_xsize = map.coll_xsize;
     layout.coll_maxlinear = map.coll_maxlinear;
+    const p2p::DataRepresentation common = map.common_representation();
+    layout.coll_native = common == p2p::DataRepresentation::native;
+    layout.coll_format = common == p2p::DataRepresentation::external64 ? ExternalFormat::external64
+                                                                        : ExternalFormat::external32;
     // Processes of other clusters are on other hosts as far as this cluster
     // can tell (Comm_split_type SHARED never joins clusters).
     for (int r = 0; r < rt->world_size; ++r)
