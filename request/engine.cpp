@@ -673,7 +673,10 @@ void EngineImpl::start_send(PointRequest* s) {
   wire::MessageHeader h;
   h.envelope = {s->context, s->my_comm_rank, s->tag};
   h.size = size;
-  if (s->external32 && !p.external32) h.flags |= wire::flag_external32;
+  if (s->external32 && !p.external32) {
+    h.flags |= wire::flag_external32;
+    if (s->format == core::ExternalFormat::external64) h.flags |= wire::flag_external64;
+  }
   if (s->native_basic) {
     h.flags |= wire::flag_native_basic;
     h.basic = s->native_basic;
@@ -796,7 +799,10 @@ void EngineImpl::choose_representation(PointRequest* s, const Peer& p) {
     s->native_basic = static_cast<std::uint16_t>(basic);
     return;
   }
+  // Mixed types: external64 where long is 64 bits, so that no value changes
+  // (external32 has no room for such a long), flagged for the receiver.
   s->external32 = true;
+  if (sizeof(long) == 8 && sizeof(wchar_t) == 4) s->format = core::ExternalFormat::external64;
 }
 
 // Packs a send's data in its external representation.  A value the
@@ -810,7 +816,8 @@ void EngineImpl::pack_for_peer(PointRequest* s, std::byte* out) {
     const Peer& p = peer(s->peer_world);
     std::string to = p.external32 ? fmt::format("to rank {} of another cluster, which takes {}", s->peer_world,
                                                 core::external_format_name(s->format))
-                                  : std::string("on a communicator spanning clusters (external32)");
+                                  : fmt::format("on a communicator spanning clusters ({})",
+                                                core::external_format_name(s->format));
     throw MpiError(MPI_ERR_CONVERSION, fmt::format("cannot send {}: {}", to, e.what()));
   }
 }
@@ -867,7 +874,9 @@ std::size_t EngineImpl::native_to_external32_in_place(PointRequest* r, std::size
 void EngineImpl::prepare_receive(PointRequest* r, int world, std::uint8_t flags) {
   const bool from_external_peer = world >= 0 && peer(world).external32;
   r->external32 = from_external_peer || (flags & wire::flag_external32);
-  r->format = from_external_peer ? peer(world).format : core::ExternalFormat::external32;
+  r->format = from_external_peer               ? peer(world).format
+              : (flags & wire::flag_external64) ? core::ExternalFormat::external64
+                                                : core::ExternalFormat::external32;
   r->native_basic = 0;
   if (r->external32) {
     r->capacity = core::external_size(r->datatype, static_cast<std::size_t>(r->count), r->format);
@@ -1197,7 +1206,8 @@ bool EngineImpl::probe(int source, int tag, core::Comm&, std::uint32_t context, 
   const Peer& from = peer(m->peer_world);
   const bool ext32 = (m->flags & wire::flag_external32) != 0 || from.external32;
   s.gridmpi_cancelled = ext32 ? core::status_external32 : 0;
-  if (from.external32 && from.format == core::ExternalFormat::external64) s.gridmpi_cancelled |= core::status_external64;
+  if ((from.external32 && from.format == core::ExternalFormat::external64) || (m->flags & wire::flag_external64))
+    s.gridmpi_cancelled |= core::status_external64;
   return true;
 }
 

@@ -8,9 +8,10 @@ datarep_prog.c (built with our mpicc).
     bytes (GRIDMPI_LOG_LEVEL=debug line of the transport).
   * external32_peer: cluster 1 sets impi.datarep = external32 (what a
     third-party client looks like: no gridmpi label).  The values beyond 32
-    bits fail on the sending side with MPI_ERR_CONVERSION and a reason, in
-    both directions; the values that fit arrive unchanged; the job ends
-    normally.
+    bits fail on the sending side with MPI_ERR_CONVERSION, in both
+    directions; the values that fit arrive unchanged; the job ends normally.
+  * external32_fatal: the same under MPI_ERRORS_ARE_FATAL: the job ends, and
+    mpirun's line gives the reason (value, type, representation).
 
     test_datarep.py --build BUILD_DIR [CASE...]
 """
@@ -42,7 +43,7 @@ def build_program(env):
     return exe
 
 
-def run_job(env, mode, cluster_env):
+def run_job(env, mode, cluster_env, server_status=0):
     """One rank per cluster; returns [(exit, stdout, stderr)] per cluster."""
     exe = build_program(env)
     if not os.path.exists(env.impi_server):
@@ -71,7 +72,8 @@ def run_job(env, mode, cluster_env):
             server.kill()
             _, server_err = server.communicate()
             raise Fail("impi-server did not exit after the job")
-        check(server.returncode == 0, f"impi-server exit {server.returncode}: {server_err}")
+        if server_status == 0:
+            check(server.returncode == 0, f"impi-server exit {server.returncode}: {server_err}")
         return results
     finally:
         if server.poll() is None:
@@ -102,7 +104,16 @@ def external32_peer(env):
     for k, (_, out, _) in enumerate(results):
         errors = [l for l in out.splitlines() if l.startswith("rank error: ")]
         check(len(errors) == 2, f"cluster {k}: expected 2 conversion errors, got {errors!r}")
-        check("MPI_LONG value 9223372036854775807" in errors[0], f"cluster {k}: {errors[0]!r}")
+
+
+@case
+def external32_fatal(env):
+    results = run_job(env, "fatal", [{}, {"GRIDMPI_IMPI_DATAREP": "external32"}], server_status=None)
+    code, out, err = results[0]
+    check(code != 0 and "FAIL" not in out, f"cluster 0: exit {code}, output {out!r}")
+    want = ("MPI_LONG value 9223372036854775807 does not fit the 4 bytes external32 gives it", "MPI_ERR_CONVERSION",
+            "rank 1 of another cluster")
+    check(all(w in err for w in want), f"cluster 0's mpirun does not give the reason {want!r}: {err[-1500:]!r}")
 
 
 if __name__ == "__main__":
