@@ -171,6 +171,7 @@ class TypeBuilder {
 void finish_shape(Datatype& t) {
   t.basic_elements = t.layout->elements;
   t.external32_size = t.layout->external_size;
+  t.external64_size = t.layout->external64_size;
   t.contiguous = t.layout->dense && t.extent() == static_cast<MPI_Aint>(t.size);
   t.blocks.clear();
   t.blocks_complete = true;

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/external_format.hpp"
 #include "core/handle_table.hpp"
 
 namespace gridmpi::core {
@@ -65,8 +66,12 @@ struct Datatype {
   std::shared_ptr<const Layout> layout;
   bool blocks_complete = true;
   static constexpr std::size_t max_flattened_blocks = std::size_t{1} << 18;
-  // Bytes of one element in the "external32" representation.
+  // Bytes of one element in the "external32" and "external64" representations.
   std::size_t external32_size = 0;
+  std::size_t external64_size = 0;
+  std::size_t external_size(ExternalFormat f) const noexcept {
+    return f == ExternalFormat::external64 ? external64_size : external32_size;
+  }
   // The size, bounds or element count overflowed while the type was built
   // (e.g. contiguous(INT_MAX, contiguous(INT_MAX, MPI_DOUBLE))): queries
   // answer MPI_UNDEFINED and communication with it fails with MPI_ERR_TYPE.
@@ -170,30 +175,44 @@ MPI_Datatype type_create_f90(int combiner, int p, int r);
 bool is_pair_type(MPI_Datatype handle) noexcept;
 
 // "external32" (big-endian, the standard's sizes; long double as binary128,
-// long as 4 bytes): MPI_Pack_external and the IMPI transport.
+// long as 4 bytes): MPI_Pack_external and the IMPI transport; "external64"
+// (core/external_format.hpp) between gridmpi clients that negotiated it.
+// Packing a value that does not fit its external size (a long beyond 32 bits
+// in external32, a wchar_t beyond 16) throws MpiError(MPI_ERR_CONVERSION)
+// naming the type, the value and the representation.
 std::size_t external32_size(MPI_Datatype type, std::size_t count);
-void pack_external32(const void* buf, std::size_t count, MPI_Datatype type, std::byte* out);
-void unpack_external32(const std::byte* in, std::size_t count, MPI_Datatype type, void* buf);
-// Byte windows [offset, offset + window size) of the external32 stream, for
+std::size_t external_size(MPI_Datatype type, std::size_t count, ExternalFormat format);
+void pack_external32(const void* buf, std::size_t count, MPI_Datatype type, std::byte* out,
+                     ExternalFormat format = ExternalFormat::external32);
+void unpack_external32(const std::byte* in, std::size_t count, MPI_Datatype type, void* buf,
+                       ExternalFormat format = ExternalFormat::external32);
+// Byte windows [offset, offset + window size) of the external stream, for
 // packets.  A window may start or end inside an element: unpack_range then
 // merges the bytes into the element already in buf, so the windows of one
 // stream can be unpacked in any order as long as they are disjoint.
 void pack_external32_range(const void* buf, std::size_t count, MPI_Datatype type,
-                           std::size_t offset, std::span<std::byte> out);
+                           std::size_t offset, std::span<std::byte> out,
+                           ExternalFormat format = ExternalFormat::external32);
 void unpack_external32_range(std::span<const std::byte> in, std::size_t count, MPI_Datatype type,
-                             std::size_t offset, void* buf);
+                             std::size_t offset, void* buf, ExternalFormat format = ExternalFormat::external32);
 // True when the memory image of a contiguous type is byte for byte its
-// external32 image on this host (one-byte types everywhere; on a big-endian
+// external image on this host (one-byte types everywhere; on a big-endian
 // host also the integers and IEEE floats of external size): the IMPI
 // transport then sends from and receives into the user's buffer directly.
-bool external32_is_native(MPI_Datatype type);
+bool external32_is_native(MPI_Datatype type, ExternalFormat format = ExternalFormat::external32);
 // The native packed bytes (what MPI_Get_count counts) of the whole basic
-// elements in the first ext_bytes bytes of an external32 stream of (count, type).
-std::size_t native_bytes_of_external32(MPI_Datatype type, std::size_t count, std::size_t ext_bytes);
+// elements in the first ext_bytes bytes of an external stream of (count, type).
+std::size_t native_bytes_of_external32(MPI_Datatype type, std::size_t count, std::size_t ext_bytes,
+                                       ExternalFormat format = ExternalFormat::external32);
+// This build's native representation as an opaque byte string (byte order,
+// long double format, size, extent and alignment of every predefined type):
+// two processes with equal strings exchange native bytes unconverted.
+std::string native_representation();
 
 // Bits of MPI_Status::gridmpi_cancelled: the cancelled flag, and "gridmpi_count
 // is external32 bytes" (MPI_Probe of a message that travels in external32).
 inline constexpr int status_cancelled = 1;
 inline constexpr int status_external32 = 2;
+inline constexpr int status_external64 = 4;  // with status_external32: the bytes are external64
 
 }  // namespace gridmpi::core

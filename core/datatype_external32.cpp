@@ -1,12 +1,16 @@
 // The "external32" data representation (MPI-3.1 §13.5.2): big-endian two's
 // complement integers and IEEE floats, no padding, the standard's sizes
 // (long and unsigned long are 4 bytes, wchar_t 2, long double a 16-byte
-// IEEE binary128).  Used by MPI_Pack_external and by the IMPI transport,
-// which carries user data between clusters in this form; the windowed
-// variants let it convert one packet at a time.
+// IEEE binary128), and its LP64 variant "external64" (long 8 bytes, wchar_t
+// 4; core/external_format.hpp).  Used by MPI_Pack_external and by the IMPI
+// transport, which carries user data between clusters in this form; the
+// windowed variants let it convert one packet at a time.
 //
-// Values that do not fit the external size (a long beyond 32 bits) are
-// truncated, as the representation leaves no room for them.
+// A value that does not fit its external size (a long beyond 32 bits in
+// external32) is an MPI_ERR_CONVERSION error when it is packed: the
+// representation has no room for it, and a silently changed value is worse
+// than a failed call.  Unpacking only narrows where no rule of
+// impi/datarep.cpp leads (external64 into a 4-byte long).
 #include <algorithm>
 #include <bit>
 #include <cfloat>
@@ -24,8 +28,8 @@ namespace {
 enum class Conversion {
   copy,             // one-byte types
   integer,          // same size: byte order only (integers, IEEE floats)
-  narrow_signed,    // native wider than external, sign-extended on the way in
-  narrow_unsigned,  // native wider than external, zero-extended on the way in
+  resize_signed,    // sizes may differ: sign-extended when widening, range-checked when narrowing
+  resize_unsigned,  // sizes may differ: zero-extended when widening, range-checked when narrowing
   quad,             // __float128: binary128 in host byte order
   long_double,      // the platform's long double
 };
@@ -37,7 +41,8 @@ struct Rule {
   int parts;                  // 2 for complex types
 };
 
-Rule rule_for(MPI_Datatype basic) {
+Rule rule_for(MPI_Datatype basic, ExternalFormat format) {
+  const bool wide = format == ExternalFormat::external64;
   switch (basic) {
     case MPI_CHAR:
     case MPI_SIGNED_CHAR:
@@ -52,11 +57,11 @@ Rule rule_for(MPI_Datatype basic) {
     case MPI_INTEGER1:
       return {Conversion::copy, 1, 1, 1};
     case MPI_WCHAR:
-      return {Conversion::narrow_unsigned, sizeof(wchar_t), 2, 1};
+      return {Conversion::resize_unsigned, sizeof(wchar_t), wide ? 4u : 2u, 1};
     case MPI_LONG:
-      return {Conversion::narrow_signed, sizeof(long), 4, 1};
+      return {Conversion::resize_signed, sizeof(long), wide ? 8u : 4u, 1};
     case MPI_UNSIGNED_LONG:
-      return {Conversion::narrow_unsigned, sizeof(unsigned long), 4, 1};
+      return {Conversion::resize_unsigned, sizeof(unsigned long), wide ? 8u : 4u, 1};
     case MPI_SHORT:
     case MPI_UNSIGNED_SHORT:
     case MPI_INT16_T:
@@ -226,7 +231,41 @@ void binary128_to_long_double(u128 bits, std::byte* p) {
   }
 }
 
-void to_external(const Rule& r, const std::byte* native, std::byte* external) {
+// An integer of `from` bytes (its bits in the low end of `value`) made
+// `to` bytes wide: sign-extended for signed types when widening.
+std::uint64_t widen(std::uint64_t value, std::size_t from, std::size_t to, bool is_signed) {
+  if (!is_signed || to <= from || from >= 8) return value;
+  const unsigned bits = static_cast<unsigned>(8 * from);
+  if (value >> (bits - 1) & 1) value |= ~std::uint64_t{0} << bits;
+  return value;
+}
+
+// Whether the integer `value` (already extended to 64 bits) keeps its value
+// in `to` bytes.
+bool fits(std::uint64_t value, std::size_t to, bool is_signed) {
+  if (to >= 8) return true;
+  const unsigned bits = static_cast<unsigned>(8 * to);
+  if (!is_signed) return value >> bits == 0;
+  const auto v = static_cast<std::int64_t>(value);
+  const std::int64_t limit = std::int64_t{1} << (bits - 1);
+  return v >= -limit && v < limit;
+}
+
+[[noreturn]] void does_not_fit(MPI_Datatype basic, std::uint64_t value, const Rule& r, bool is_signed,
+                               ExternalFormat format) {
+  std::string shown = is_signed ? std::to_string(static_cast<std::int64_t>(value)) : std::to_string(value);
+  throw MpiError(MPI_ERR_CONVERSION,
+                 datatype(basic).name + " value " + shown + " does not fit the " + std::to_string(r.external_part) +
+                     " bytes " + external_format_name(format) + " gives it (the native type has " +
+                     std::to_string(r.native_part) + "): no silent truncation; send it as MPI_INT64_T or " +
+                     "MPI_LONG_LONG to carry 64 bits");
+}
+
+// `checked`: a value that does not fit is an error (packing user data);
+// false when only some bytes of the element are wanted (a window merging a
+// partly received element), where the element may hold anything.
+void to_external(const Rule& r, const std::byte* native, std::byte* external, MPI_Datatype basic,
+                 ExternalFormat format, bool checked) {
   for (int part = 0; part < r.parts; ++part) {
     const std::byte* in = native + part * r.native_part;
     std::byte* out = external + part * r.external_part;
@@ -235,10 +274,17 @@ void to_external(const Rule& r, const std::byte* native, std::byte* external) {
         *out = *in;
         break;
       case Conversion::integer:
-      case Conversion::narrow_signed:
-      case Conversion::narrow_unsigned:
         store_big(load_native(in, r.native_part), out, r.external_part);
         break;
+      case Conversion::resize_signed:
+      case Conversion::resize_unsigned: {
+        const bool is_signed = r.conversion == Conversion::resize_signed;
+        std::uint64_t value = widen(load_native(in, r.native_part), r.native_part, r.external_part, is_signed);
+        if (checked && r.native_part > r.external_part && !fits(value, r.external_part, is_signed))
+          does_not_fit(basic, value, r, is_signed, format);
+        store_big(value, out, r.external_part);
+        break;
+      }
       case Conversion::quad:
         store_big(load_u128(in), out, 16);
         break;
@@ -258,14 +304,13 @@ void from_external(const Rule& r, const std::byte* external, std::byte* native) 
         *out = *in;
         break;
       case Conversion::integer:
-      case Conversion::narrow_unsigned:
         store_native(static_cast<std::uint64_t>(load_big(in, r.external_part)), out, r.native_part);
         break;
-      case Conversion::narrow_signed: {
+      case Conversion::resize_signed:
+      case Conversion::resize_unsigned: {
+        const bool is_signed = r.conversion == Conversion::resize_signed;
         auto value = static_cast<std::uint64_t>(load_big(in, r.external_part));
-        unsigned bits = static_cast<unsigned>(8 * r.external_part);
-        if (value >> (bits - 1) & 1) value |= ~std::uint64_t{0} << bits;  // sign-extend
-        store_native(value, out, r.native_part);
+        store_native(widen(value, r.external_part, r.native_part, is_signed), out, r.native_part);
         break;
       }
       case Conversion::quad:
@@ -282,8 +327,8 @@ void from_external(const Rule& r, const std::byte* external, std::byte* native) 
 // `count` elements of `basic` at address `at`, advancing stream.
 void convert_leaf(std::uintptr_t at, MPI_Datatype basic, std::size_t count,
                   std::size_t native_size, std::size_t within, std::size_t& length,
-                  std::byte*& stream, bool pack) {
-  Rule rule = rule_for(basic);
+                  std::byte*& stream, bool pack, ExternalFormat format) {
+  Rule rule = rule_for(basic, format);
   std::size_t e = rule.external_part * static_cast<std::size_t>(rule.parts);
   std::size_t k = within / e;
   std::size_t offset = within % e;
@@ -293,7 +338,7 @@ void convert_leaf(std::uintptr_t at, MPI_Datatype basic, std::size_t count,
       std::size_t n = std::min(count - k, length / e);
       for (std::size_t j = 0; j < n; ++j) {
         if (pack)
-          to_external(rule, native + j * native_size, stream + j * e);
+          to_external(rule, native + j * native_size, stream + j * e, basic, format, true);
         else
           from_external(rule, stream + j * e, native + j * native_size);
       }
@@ -306,7 +351,7 @@ void convert_leaf(std::uintptr_t at, MPI_Datatype basic, std::size_t count,
     // bytes that belong to this window.
     std::byte element[32];
     std::size_t piece = std::min(e - offset, length);
-    to_external(rule, native, element);
+    to_external(rule, native, element, basic, format, pack);
     if (pack) {
       std::memcpy(stream, element + offset, piece);
     } else {
@@ -321,23 +366,23 @@ void convert_leaf(std::uintptr_t at, MPI_Datatype basic, std::size_t count,
 }
 
 void walk_external(const Layout& layout, std::uintptr_t base, std::size_t& skip,
-                   std::size_t& length, std::byte*& stream, bool pack) {
+                   std::size_t& length, std::byte*& stream, bool pack, ExternalFormat format) {
   for (const LayoutItem& item : layout.items) {
     if (length == 0) return;
-    std::size_t bytes = item.external();
+    std::size_t run = item.run_in(format);
+    std::size_t bytes = run * item.repeat;
     if (skip >= bytes) {
       skip -= bytes;
       continue;
     }
     std::uintptr_t at = base + static_cast<std::uintptr_t>(item.displacement);
-    std::size_t run = item.run_external;
     std::size_t i = skip / run;
     if (item.is_leaf()) {
       std::size_t within = skip % run;
       skip = 0;
       for (; i < item.repeat && length > 0; ++i) {
         convert_leaf(at + static_cast<std::uintptr_t>(static_cast<MPI_Aint>(i) * item.stride),
-                     item.basic, item.count, item.basic_size, within, length, stream, pack);
+                     item.basic, item.count, item.basic_size, within, length, stream, pack, format);
         within = 0;
       }
     } else {
@@ -345,27 +390,28 @@ void walk_external(const Layout& layout, std::uintptr_t base, std::size_t& skip,
       for (; i < item.repeat && length > 0; ++i)
         walk_external(*item.body,
                       at + static_cast<std::uintptr_t>(static_cast<MPI_Aint>(i) * item.stride),
-                      skip, length, stream, pack);
+                      skip, length, stream, pack, format);
     }
   }
 }
 
 void external_window(const void* buf, std::size_t count, MPI_Datatype type, std::size_t offset,
-                     std::size_t length, std::byte* stream, bool pack) {
+                     std::size_t length, std::byte* stream, bool pack, ExternalFormat format) {
   const Datatype& t = datatype(type);
-  std::size_t total = count * t.external32_size;
+  const std::size_t each = t.external_size(format);
+  std::size_t total = count * each;
   if (offset + length > total)
     throw MpiError(pack ? MPI_ERR_INTERN : MPI_ERR_TRUNCATE,
-                   "external32 window [" + std::to_string(offset) + ", " +
+                   std::string(external_format_name(format)) + " window [" + std::to_string(offset) + ", " +
                        std::to_string(offset + length) + ") outside the " + std::to_string(total) +
                        "-byte stream");
   if (length == 0) return;
-  std::size_t i = offset / t.external32_size;
-  std::size_t skip = offset % t.external32_size;
+  std::size_t i = offset / each;
+  std::size_t skip = offset % each;
   auto base = reinterpret_cast<std::uintptr_t>(buf);
   for (; i < count && length > 0; ++i)
     walk_external(*t.layout, base + static_cast<std::uintptr_t>(static_cast<MPI_Aint>(i) * t.extent()),
-                  skip, length, stream, pack);
+                  skip, length, stream, pack, format);
 }
 
 }  // namespace
@@ -374,34 +420,39 @@ std::size_t external32_size(MPI_Datatype type, std::size_t count) {
   return count * datatype(type).external32_size;
 }
 
-void pack_external32(const void* buf, std::size_t count, MPI_Datatype type, std::byte* out) {
-  external_window(buf, count, type, 0, external32_size(type, count), out, true);
+std::size_t external_size(MPI_Datatype type, std::size_t count, ExternalFormat format) {
+  return count * datatype(type).external_size(format);
 }
 
-void unpack_external32(const std::byte* in, std::size_t count, MPI_Datatype type, void* buf) {
-  external_window(buf, count, type, 0, external32_size(type, count), const_cast<std::byte*>(in),
-                  false);
+void pack_external32(const void* buf, std::size_t count, MPI_Datatype type, std::byte* out, ExternalFormat format) {
+  external_window(buf, count, type, 0, external_size(type, count, format), out, true, format);
+}
+
+void unpack_external32(const std::byte* in, std::size_t count, MPI_Datatype type, void* buf,
+                       ExternalFormat format) {
+  external_window(buf, count, type, 0, external_size(type, count, format), const_cast<std::byte*>(in), false,
+                  format);
 }
 
 void pack_external32_range(const void* buf, std::size_t count, MPI_Datatype type,
-                           std::size_t offset, std::span<std::byte> out) {
-  external_window(buf, count, type, offset, out.size(), out.data(), true);
+                           std::size_t offset, std::span<std::byte> out, ExternalFormat format) {
+  external_window(buf, count, type, offset, out.size(), out.data(), true, format);
 }
 
 void unpack_external32_range(std::span<const std::byte> in, std::size_t count, MPI_Datatype type,
-                             std::size_t offset, void* buf) {
+                             std::size_t offset, void* buf, ExternalFormat format) {
   // The stream is only read when unpacking.
-  external_window(buf, count, type, offset, in.size(), const_cast<std::byte*>(in.data()), false);
+  external_window(buf, count, type, offset, in.size(), const_cast<std::byte*>(in.data()), false, format);
 }
 
 namespace {
-bool basic_is_native(MPI_Datatype basic) {
-  Rule r = rule_for(basic);
+bool basic_is_native(MPI_Datatype basic, ExternalFormat format) {
+  Rule r = rule_for(basic, format);
   switch (r.conversion) {
     case Conversion::copy: return true;
     case Conversion::integer: return std::endian::native == std::endian::big;
-    case Conversion::narrow_signed:
-    case Conversion::narrow_unsigned:
+    case Conversion::resize_signed:
+    case Conversion::resize_unsigned:
       return std::endian::native == std::endian::big && r.native_part == r.external_part;
     case Conversion::quad: return std::endian::native == std::endian::big;
     case Conversion::long_double:
@@ -411,17 +462,19 @@ bool basic_is_native(MPI_Datatype basic) {
 }
 }  // namespace
 
-bool external32_is_native(MPI_Datatype type) {
+bool external32_is_native(MPI_Datatype type, ExternalFormat format) {
   const Datatype& t = datatype(type);
-  if (!t.contiguous || t.external32_size != t.size || !t.blocks_complete) return false;
-  return std::all_of(t.blocks.begin(), t.blocks.end(), [](const TypeBlock& b) { return basic_is_native(b.basic); });
+  if (!t.contiguous || t.external_size(format) != t.size || !t.blocks_complete) return false;
+  return std::all_of(t.blocks.begin(), t.blocks.end(),
+                     [format](const TypeBlock& b) { return basic_is_native(b.basic, format); });
 }
 
-std::size_t native_bytes_of_external32(MPI_Datatype type, std::size_t count, std::size_t ext_bytes) {
+std::size_t native_bytes_of_external32(MPI_Datatype type, std::size_t count, std::size_t ext_bytes,
+                                       ExternalFormat format) {
   const Datatype& t = datatype(type);
-  if (t.external32_size == t.size && t.blocks_complete &&
-      std::all_of(t.blocks.begin(), t.blocks.end(), [](const TypeBlock& b) {
-        Rule r = rule_for(b.basic);
+  if (t.external_size(format) == t.size && t.blocks_complete &&
+      std::all_of(t.blocks.begin(), t.blocks.end(), [format](const TypeBlock& b) {
+        Rule r = rule_for(b.basic, format);
         return r.native_part == r.external_part;
       }))
     return ext_bytes;
@@ -431,7 +484,7 @@ std::size_t native_bytes_of_external32(MPI_Datatype type, std::size_t count, std
   bool stop = false;
   t.for_each_block(count, [&](MPI_Aint, MPI_Datatype basic, std::size_t n) {
     if (stop) return;
-    Rule r = rule_for(basic);
+    Rule r = rule_for(basic, format);
     std::size_t each = r.external_part * static_cast<std::size_t>(r.parts);
     std::size_t whole = std::min(n, left / each);
     elements += static_cast<MPI_Count>(whole);

@@ -20,6 +20,7 @@ void fold(LayoutItem& item) {
     item.run_bytes *= item.repeat;
     item.run_elements *= item.repeat;
     item.run_external *= item.repeat;
+    item.run_external64 *= item.repeat;
     item.repeat = 1;
     item.stride = 0;
   }
@@ -37,10 +38,12 @@ std::shared_ptr<const Layout> leaf_layout(MPI_Datatype basic, std::size_t basic_
   item.run_bytes = basic_size * count;
   item.run_elements = count;
   item.run_external = external32_basic_size(basic) * count;
+  item.run_external64 = external64_basic_size(basic) * count;
   one.items.push_back(item);
   one.size = item.run_bytes;
   one.elements = count;
   one.external_size = item.run_external;
+  one.external64_size = item.run_external64;
   return std::make_shared<const Layout>(std::move(one));
 }
 
@@ -85,6 +88,7 @@ void LayoutBuilder::append(const std::shared_ptr<const Layout>& child, MPI_Aint 
   loop.run_bytes = child->size;
   loop.run_elements = child->elements;
   loop.run_external = child->external_size;
+  loop.run_external64 = child->external64_size;
   push(std::move(loop));
 }
 
@@ -93,6 +97,7 @@ void LayoutBuilder::push(LayoutItem item) {
   layout_.size += item.bytes();
   layout_.elements += item.elements();
   layout_.external_size += item.external();
+  layout_.external64_size += item.external64();
   if (!layout_.items.empty() && item.repeat == 1) {
     LayoutItem& prev = layout_.items.back();
     bool same_leaf = prev.is_leaf() && item.is_leaf() && prev.basic == item.basic;
@@ -104,6 +109,7 @@ void LayoutBuilder::push(LayoutItem item) {
       prev.run_bytes += item.run_bytes;
       prev.run_elements += item.run_elements;
       prev.run_external += item.run_external;
+      prev.run_external64 += item.run_external64;
       return;
     }
     // An equal run continuing a regular pattern: one more repetition.

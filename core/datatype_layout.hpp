@@ -17,6 +17,8 @@
 #include <memory>
 #include <vector>
 
+#include "core/external_format.hpp"
+
 namespace gridmpi::core {
 
 struct Layout;
@@ -31,15 +33,20 @@ struct LayoutItem {
   std::size_t basic_size = 0;
   // Loop: one copy of *body per run.
   std::shared_ptr<const Layout> body;
-  // Per run: packed bytes, basic elements, external32 bytes.
+  // Per run: packed bytes, basic elements, external32 and external64 bytes.
   std::size_t run_bytes = 0;
   std::size_t run_elements = 0;
   std::size_t run_external = 0;
+  std::size_t run_external64 = 0;
 
   bool is_leaf() const noexcept { return body == nullptr; }
   std::size_t bytes() const noexcept { return run_bytes * repeat; }
   std::size_t elements() const noexcept { return run_elements * repeat; }
   std::size_t external() const noexcept { return run_external * repeat; }
+  std::size_t external64() const noexcept { return run_external64 * repeat; }
+  std::size_t run_in(ExternalFormat f) const noexcept {
+    return f == ExternalFormat::external64 ? run_external64 : run_external;
+  }
 };
 
 struct Layout {
@@ -47,14 +54,16 @@ struct Layout {
   std::size_t size = 0;           // packed bytes of one element
   std::size_t elements = 0;       // basic elements of one element
   std::size_t external_size = 0;  // external32 bytes of one element
+  std::size_t external64_size = 0;  // external64 bytes of one element
   // True when the packed stream is the bytes [dense_start, dense_start+size)
   // of the element, in order (then one memcpy does).
   bool dense = true;
   MPI_Aint dense_start = 0;
 };
 
-// External32 size of a basic (non-pair) predefined type.
+// External32 / external64 size of a basic (non-pair) predefined type.
 std::size_t external32_basic_size(MPI_Datatype basic) noexcept;
+std::size_t external64_basic_size(MPI_Datatype basic) noexcept;
 
 // A layout of one leaf: `count` elements of `basic` at displacement 0.
 std::shared_ptr<const Layout> leaf_layout(MPI_Datatype basic, std::size_t basic_size,

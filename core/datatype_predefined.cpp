@@ -2,10 +2,13 @@
 // the ABI: this list must follow mpi.h), and the process-wide table that
 // holds them.  The table is built on first use, so type constructors and
 // MPI_Pack work before MPI_Init.
+#include <bit>
+#include <cfloat>
 #include <complex>
 #include <cstring>
 #include <cwchar>
 #include <memory>
+#include <string>
 
 #include "core/datatype.hpp"
 #include "core/datatype_layout.hpp"
@@ -189,6 +192,7 @@ std::unique_ptr<Datatype> make_predefined(const Predefined& p) {
   }
   t->basic_elements = t->layout->elements;
   t->external32_size = t->layout->external_size;
+  t->external64_size = t->layout->external64_size;
   t->contiguous = t->layout->dense && t->extent() == static_cast<MPI_Aint>(t->size);
   for (const LayoutItem& item : t->layout->items)
     t->blocks.push_back({item.displacement, item.basic, item.count});
@@ -217,6 +221,35 @@ HandleTable<Datatype>& datatype_table() {
 std::size_t external32_basic_size(MPI_Datatype basic) noexcept {
   if (basic <= 0 || basic >= GRIDMPI_PREDEFINED_DATATYPE_COUNT) return 0;
   return entry(basic).external32;
+}
+
+std::size_t external64_basic_size(MPI_Datatype basic) noexcept {
+  switch (basic) {
+    case MPI_LONG:
+    case MPI_UNSIGNED_LONG: return 8;
+    case MPI_WCHAR: return 4;
+    default: return external32_basic_size(basic);
+  }
+}
+
+std::string native_representation() {
+  // Version 1: byte order, long double's significand and exponent range,
+  // then (handle, size, extent, alignment) of every predefined type.
+  std::string out;
+  auto put = [&out](std::uint64_t v, int bytes) {
+    for (int i = bytes - 1; i >= 0; --i) out.push_back(static_cast<char>(v >> (8 * i)));
+  };
+  put(1, 1);
+  put(std::endian::native == std::endian::big ? 1 : 0, 1);
+  put(static_cast<std::uint64_t>(LDBL_MANT_DIG), 2);
+  put(static_cast<std::uint64_t>(LDBL_MAX_EXP), 4);
+  for (const Predefined& p : predefined_types) {
+    put(static_cast<std::uint64_t>(p.handle), 4);
+    put(p.size, 2);
+    put(p.extent, 2);
+    put(p.alignment, 1);
+  }
+  return out;
 }
 
 bool is_pair_type(MPI_Datatype handle) noexcept {

@@ -16,6 +16,8 @@
 
 #include <vector>
 
+#include "core/external_format.hpp"
+
 namespace gridmpi::core {
 
 struct JobLayout {
@@ -30,14 +32,20 @@ struct JobLayout {
   // LAM's source and seen on the wire (impi/README.md, "LAM/MPI 7.1.4"):
   //   * user data travels as the sender's native bytes (LAM's processes hand
   //     their native buffers to its IMPI daemon, which forwards them), not as
-  //     external32: the engine sends and receives native data with its ranks
-  //     (request/engine.cpp, select_transport);
+  //     external32: LAM's client counts as one of our own representation
+  //     (core/runtime.cpp, impi::JobMap::client_datarep), so data to and from
+  //     its ranks is native, in point-to-point and in the collectives' streams;
   //   * its IMPI Reduce (and so Allreduce = Reduce + Bcast) sends the global
   //     phase on the communicator's point-to-point context, not on the
   //     collective one (its Barrier and Bcast use the collective one): our
   //     Reduce does the same with its ranks (core/coll/impi_reduce.cpp).
   // Empty: no LAM client.
   std::vector<bool> lam_client;
+  // How the IMPI collectives carry user data in the streams they relay
+  // between clients: native packed bytes when every client holds data alike,
+  // else coll_format (impi/datarep.hpp, JobMap::common_representation).
+  bool coll_native = false;
+  ExternalFormat coll_format = ExternalFormat::external32;
 
   bool multi_client() const noexcept { return nclients > 1; }
   int client(int world_rank) const noexcept {

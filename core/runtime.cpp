@@ -100,6 +100,22 @@ std::vector<bool> lam_clients(const JobLayout& layout) {
   return lam;
 }
 
+// LAM/MPI announces no representation, and its processes put their native
+// bytes on the wire (impi/README.md, "LAM/MPI 7.1.4"): a LAM client counts as
+// one whose representation is this process's, so that data to and from its
+// ranks, in point-to-point and in the collectives' streams, is native.  A
+// cluster that announces none itself (impi.datarep = external32) would send
+// LAM external32, which LAM does not read: refuse that combination.
+void assume_lam_native(impi::JobMap& map, const std::vector<bool>& lam_client) {
+  const std::size_t mine = static_cast<std::size_t>(map.my_client);
+  if (mine >= map.client_datarep.size() || !map.client_datarep[mine])
+    throw MpiError(MPI_ERR_OTHER, "IMPI_LAM_CLIENTS names a LAM/MPI client, which sends and expects native bytes, "
+                                  "but this cluster's impi.datarep is external32 (or its mpirun announced no "
+                                  "representation): leave impi.datarep at auto");
+  for (std::size_t c = 0; c < lam_client.size() && c < map.client_datarep.size(); ++c)
+    if (lam_client[c]) map.client_datarep[c] = map.client_datarep[mine];
+}
+
 // LAM/MPI's IMPI daemon names a host that connects to it by the connection's
 // source address: the first host of the job with that address
 // (otb/sys/impid/dance.c, do_accept), and it ends its job when that host's
@@ -343,6 +359,12 @@ int initialize(int required_thread_level, int* argc, char*** argv) {
     layout.client_of = map.proc_client;
     layout.coll_xsize = map.coll_xsize;
     layout.coll_maxlinear = map.coll_maxlinear;
+    if (layout.multi_client()) layout.lam_client = lam_clients(layout);
+    if (!layout.lam_client.empty()) assume_lam_native(impi_start->map, layout.lam_client);
+    const p2p::DataRepresentation common = map.common_representation();
+    layout.coll_native = common == p2p::DataRepresentation::native;
+    layout.coll_format = common == p2p::DataRepresentation::external64 ? ExternalFormat::external64
+                                                                        : ExternalFormat::external32;
     // Processes of other clusters are on other hosts as far as this cluster
     // can tell (Comm_split_type SHARED never joins clusters).
     for (int r = 0; r < rt->world_size; ++r)
@@ -359,7 +381,7 @@ int initialize(int required_thread_level, int* argc, char*** argv) {
       throw MpiError(MPI_ERR_OTHER, e.what());
     }
   }
-  if (layout.multi_client()) layout.lam_client = lam_clients(layout);
+  if (!impi_start && layout.multi_client()) layout.lam_client = lam_clients(layout);
   if (impi_start && !layout.lam_client.empty()) check_addresses_for_lam(impi_start->map, layout.lam_client);
   set_job_layout(std::move(layout));
 

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 
 namespace gridmpi::impi {
@@ -156,6 +157,13 @@ void ClientSession::send_labels() {
   label(label_h_hiwater, int4_values(hosts, &LocalHost::hiwater));
   label(label_p_ipv6, addresses);
   label(label_p_pid, pids);
+  // gridmpi's own label, when every local rank holds data alike
+  // (impi/datarep.hpp); a server that does not know it drops it.
+  if (hosts.front().datarep &&
+      std::all_of(hosts.begin(), hosts.end(), [&](const LocalHost& h) { return h.datarep == hosts.front().datarep; })) {
+    auto record = hosts.front().datarep->encode();
+    label(label_gridmpi_datarep, std::vector<std::byte>(record.begin(), record.end()));
+  }
   auto done = encode_done();
   out.insert(out.end(), done.begin(), done.end());
   send(std::move(out));
@@ -346,6 +354,7 @@ bool ClientSession::handle_command(std::uint32_t command, std::span<const std::b
 void ClientSession::complete() {
   std::uint32_t mine = 1u << settings_.client;
   for (std::int32_t code : sent_codes_) {
+    if (code == label_gridmpi_datarep) continue;  // other servers drop it: then external32
     auto it = labels_.labels.find(code);
     if (it == labels_.labels.end() || !(it->second.mask & mine)) {
       fail(fmt::format("impi-server at {} finished the start-up without this cluster's {}: a protocol error of the "

@@ -7,7 +7,9 @@
 //   connected()       -> AUTH(mask of the enabled methods)
 //   8-byte choice     -> the 8-byte key when KEY was chosen, then IMPI(K)
 //   IMPI(size)        -> K < size checked
-//   local_hosts(...)  -> the 14 standard labels, then DONE (as soon as the
+//   local_hosts(...)  -> the 14 standard labels, GRIDMPI_DATAREP when every
+//                        local rank announced the same representation
+//                        (impi/datarep.hpp), then DONE (as soon as the
 //                        IMPI answer is in as well; the order of the two
 //                        events does not matter)
 //   COLL...           -> collected, every label (also those not sent here)

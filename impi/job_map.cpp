@@ -5,7 +5,8 @@
 // Both records are plain binary strings, every integer big-endian, every
 // length checked, so that a rank of another build or a corrupted value is a
 // one-line error instead of a misread map:
-//   LocalHost       address[16] port:u16 pid:i64 ackmark:i32 hiwater:i32   (34 bytes)
+//   LocalHost       address[16] port:u16 pid:i64 ackmark:i32 hiwater:i32 has_datarep:u8
+//                   datarep[24] (zeros without one; 59 bytes)
 //   CollatedLabels  magic:u32 nclients:u32 my_client:u32 count:u32, then count times
 //                   label:i32 mask:u32 length:u32 data[length]
 #include "impi/job_map.hpp"
@@ -22,7 +23,7 @@ namespace gridmpi::impi {
 
 namespace {
 
-constexpr std::size_t local_host_size = 16 + 2 + 8 + 4 + 4;
+constexpr std::size_t local_host_size = 16 + 2 + 8 + 4 + 4 + 1 + Datarep::size;
 constexpr std::uint32_t labels_magic = 0x494d4a4d;  // "IMJM": catches a value of another key or version
 constexpr int max_clients = 32;
 
@@ -169,6 +170,11 @@ std::string LocalHost::encode() const {
   append_bytes(out, b, 8);
   append_u32(out, static_cast<std::uint32_t>(ackmark));
   append_u32(out, static_cast<std::uint32_t>(hiwater));
+  std::byte has = datarep ? std::byte{1} : std::byte{0};
+  append_bytes(out, &has, 1);
+  std::array<std::byte, Datarep::size> record{};
+  if (datarep) record = datarep->encode();
+  append_bytes(out, record.data(), record.size());
   return out;
 }
 
@@ -183,6 +189,11 @@ LocalHost LocalHost::decode(std::string_view text) {
   h.pid = static_cast<std::int64_t>(get_u64(p + 18));
   h.ackmark = get_i32(p + 26);
   h.hiwater = get_i32(p + 30);
+  if (p[34] != std::byte{0}) {
+    h.datarep = Datarep::decode(std::span(p + 35, Datarep::size));
+    if (!h.datarep) throw WireError("IMPI host record with an unreadable data representation: a rank of another "
+                                    "gridmpi version?");
+  }
   return h;
 }
 
@@ -410,6 +421,22 @@ JobMap JobMap::from_labels(const CollatedLabels& labels) {
     throw WireError(fmt::format("the job-wide IMPI_H_HIWATER {} (host {}) is below the job-wide IMPI_H_ACKMARK {}: "
                                 "the protocol needs 1 <= ackmark <= hiwater; raise IMPI_H_HIWATER",
                                 map.hiwater, hiwater_host, map.ackmark));
+
+  // gridmpi's data representations (impi/datarep.hpp): tolerant, as a
+  // third-party client or server may leave them out.
+  map.client_datarep.assign(static_cast<std::size_t>(n), std::nullopt);
+  if (Contributions d(labels, label_gridmpi_datarep); d.present()) {
+    const auto& data = d.label()->data;
+    if (data.size() == Datarep::size * static_cast<std::size_t>(std::popcount(d.mask()))) {
+      std::size_t offset = 0;
+      for (int client = 0; client < n; ++client) {
+        if (!d.from(client)) continue;
+        map.client_datarep[static_cast<std::size_t>(client)] =
+            Datarep::decode(std::span(data.data() + offset, Datarep::size));
+        offset += Datarep::size;
+      }
+    }
+  }
 
   // Procs: the identity of every world rank.
   map.procs.reserve(static_cast<std::size_t>(total_procs));

@@ -13,14 +13,17 @@
 //      gives its MPI_COMM_WORLD rank and size, every proc's identity and
 //      every host's address, and the job-wide parameters.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "impi/datarep.hpp"
 #include "impi/wire.hpp"
 
 namespace gridmpi::impi {
@@ -36,6 +39,7 @@ struct LocalHost {
   std::int64_t pid = 0;   // IMPI_P_PID
   std::int32_t ackmark = 10;  // IMPI_H_ACKMARK of this host
   std::int32_t hiwater = 20;  // IMPI_H_HIWATER of this host
+  std::optional<Datarep> datarep;  // its data representation (impi/datarep.hpp), none: external32 only
   std::string encode() const;
   static LocalHost decode(std::string_view text);  // throws WireError
   bool operator==(const LocalHost&) const = default;
@@ -82,6 +86,33 @@ struct JobMap {
   std::int32_t coll_maxlinear = 4;
   std::int32_t ackmark = 10;        // min IMPI_H_ACKMARK
   std::int32_t hiwater = 20;        // min IMPI_H_HIWATER
+  // Per client: its label_gridmpi_datarep record (none for a third-party
+  // client, or when the server dropped the label).
+  std::vector<std::optional<Datarep>> client_datarep;
+
+  // How user data travels between this cluster and `client` (impi/datarep.hpp).
+  p2p::DataRepresentation representation_with(int client) const {
+    auto of = [this](int c) {
+      return c >= 0 && static_cast<std::size_t>(c) < client_datarep.size() ? client_datarep[static_cast<std::size_t>(c)]
+                                                                           : std::nullopt;
+    };
+    return representation_between(of(my_client), of(client));
+  }
+
+  // The one representation every pair of clients can use (the IMPI
+  // collectives relay streams between clients): native when all clients
+  // hold data alike, external64 when all are LP64 gridmpi clients, else
+  // external32.
+  p2p::DataRepresentation common_representation() const {
+    auto all = [this](auto pred) {
+      return !client_datarep.empty() &&
+             std::all_of(client_datarep.begin(), client_datarep.end(), [&](const auto& d) { return d && pred(*d); });
+    };
+    if (all([this](const Datarep& d) { return d == *client_datarep.front(); })) return p2p::DataRepresentation::native;
+    if (all([](const Datarep& d) { return d.long_size == 8 && d.wchar_size == 4; }))
+      return p2p::DataRepresentation::external64;
+    return p2p::DataRepresentation::external32;
+  }
 
   int world_size() const noexcept { return static_cast<int>(procs.size()); }
   // World rank of the proc with this identity (byte-wise), or -1.
@@ -97,7 +128,9 @@ struct JobMap {
   // set the same value on every cluster"), values out of the protocol's
   // ranges (datalen >= 1, 32767 <= tagub, 1 <= ackmark <= hiwater), more
   // than 32 clients.  Optional labels that every client skipped take their
-  // defaults.
+  // defaults.  label_gridmpi_datarep is never an error: data that is not a
+  // whole number of records, or a record of another version, leaves those
+  // clients without one (external32).
   static JobMap from_labels(const CollatedLabels& labels);
 };
 

@@ -14,7 +14,7 @@ namespace gridmpi::impi {
 
 namespace {
 
-constexpr std::size_t label_count = 14;
+constexpr std::size_t label_count = 15;  // known_labels()
 
 std::string signal_name(int signo) {
   switch (signo) {
@@ -297,7 +297,7 @@ void ServerState::on_coll(Connection& c, std::int32_t label, std::span<const std
   }
   if (index < client.progress) {
     fail(fmt::format("{} sent {} after {} (labels must come in the canonical order, docs/impi-protocol.md 3.6)",
-                     who(c), label_name(label), standard_labels()[static_cast<std::size_t>(client.progress)].name));
+                     who(c), label_name(label), known_labels()[static_cast<std::size_t>(client.progress)].name));
     return;
   }
   client.progress = index;
@@ -348,7 +348,7 @@ void ServerState::flush() {
       data.insert(data.end(), slots[rank]->begin(), slots[rank]->end());
       slots[rank].reset();
     }
-    std::int32_t label = standard_labels()[next_label_].code;
+    std::int32_t label = known_labels()[next_label_].code;
     ++next_label_;
     // A label nobody submitted is not sent: no client waits for it.
     if (mask == 0) continue;

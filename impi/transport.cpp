@@ -187,6 +187,7 @@ std::shared_ptr<Startup> join(launcher::ControlClient& control, int local_rank) 
   s->self.pid = static_cast<std::int64_t>(::getpid());
   s->self.ackmark = config([] { return params::h_ackmark(); });
   s->self.hiwater = config([] { return params::h_hiwater(); });
+  s->self.datarep = config([] { return announced_datarep(); });
   std::vector<std::string> values = control.exchange(key_local_host, s->self.encode());
   if (values.size() != 1)
     throw MpiError(MPI_ERR_OTHER, fmt::format("impi: mpirun answered the start-up exchange with {} values (1 "
@@ -225,6 +226,7 @@ class ImpiTransport final : public p2p::Transport {
   const char* name() const noexcept override { return "impi"; }
   p2p::Capabilities capabilities() const override;
   bool reachable(int peer) const override;
+  p2p::DataRepresentation representation(int peer) const override;
   std::string endpoint() override { return {}; }
   void set_peer_endpoint(int, std::string_view) override {}
   p2p::SendStatus send(int peer, std::span<const std::byte> header, std::span<const std::byte> payload,
@@ -292,6 +294,12 @@ class ImpiTransport final : public p2p::Transport {
   // `frame_peer`; control packets are handled completely here.
   p2p::Placement on_packet(int host, const PacketHeader& h, int* frame_peer, bool* deliver_end);
   std::string describe_host(int host) const;
+  // The request layer's representation flags (request/wire.hpp
+  // flag_external32, flag_native_basic + basic) matter when a peer takes
+  // native data; towards a gridmpi client that negotiated native or
+  // external64 they ride in pk_reserved (0 in IMPI, never read from others).
+  std::uint64_t private_flags(int peer, std::uint8_t flags, std::uint16_t basic) const;
+  void read_private_flags(int peer, std::uint64_t reserved, std::uint8_t* flags, std::uint16_t* basic) const;
 
   p2p::TransportContext context_;
   std::shared_ptr<const Startup> startup_;
@@ -306,6 +314,7 @@ class ImpiTransport final : public p2p::Transport {
   std::vector<std::shared_ptr<Connection>> hosts_;   // by global host index (null: not connected / own client)
   std::vector<std::shared_ptr<Connection>> unidentified_;
   std::vector<PeerState> peers_;                     // by world rank
+  std::vector<p2p::DataRepresentation> client_representation_;  // by client (JobMap::representation_with)
   int expected_ = 0;                                 // host connections to make or accept
   int established_ = 0;
   std::uint64_t seqnum_ = 0;
@@ -846,6 +855,12 @@ ImpiTransport::ImpiTransport(const p2p::TransportContext& context, std::shared_p
   hosts_.resize(m.hosts.size());
   peers_.resize(static_cast<std::size_t>(m.world_size()));
   for (int r = 0; r < m.world_size(); ++r) peers_[static_cast<std::size_t>(r)].host = m.proc_host[static_cast<std::size_t>(r)];
+  for (int c = 0; c < m.nclients; ++c) {
+    client_representation_.push_back(m.representation_with(c));
+    if (c != m.my_client)
+      log().debug("impi: rank {}: user data to client {} travels as {}", startup_->my_rank, c,
+                  representation_name(client_representation_.back()));
+  }
   adopt_listener();
   for (int h = 0; h < static_cast<int>(m.hosts.size()); ++h) {
     if (m.hosts[static_cast<std::size_t>(h)].client == m.my_client) continue;
@@ -951,6 +966,27 @@ p2p::Capabilities ImpiTransport::capabilities() const {
 bool ImpiTransport::reachable(int peer) const {
   if (peer < 0 || peer >= static_cast<int>(peers_.size())) return false;
   return map().proc_client[static_cast<std::size_t>(peer)] != map().my_client;
+}
+
+namespace {
+constexpr std::uint64_t private_flags_mark = std::uint64_t{0x4744} << 48;  // "GD"
+}
+
+std::uint64_t ImpiTransport::private_flags(int peer, std::uint8_t flags, std::uint16_t basic) const {
+  if (representation(peer) == p2p::DataRepresentation::external32 || (flags == 0 && basic == 0)) return 0;
+  return private_flags_mark | std::uint64_t{flags} << 16 | basic;
+}
+
+void ImpiTransport::read_private_flags(int peer, std::uint64_t reserved, std::uint8_t* flags,
+                                       std::uint16_t* basic) const {
+  if (representation(peer) == p2p::DataRepresentation::external32) return;
+  if ((reserved & (std::uint64_t{0xffff} << 48)) != private_flags_mark) return;
+  *flags = static_cast<std::uint8_t>(reserved >> 16);
+  *basic = static_cast<std::uint16_t>(reserved);
+}
+
+p2p::DataRepresentation ImpiTransport::representation(int peer) const {
+  return client_representation_[static_cast<std::size_t>(map().proc_client[static_cast<std::size_t>(peer)])];
 }
 
 bool ImpiTransport::ready() const {
@@ -1073,6 +1109,7 @@ p2p::SendStatus ImpiTransport::send(int peer, std::span<const std::byte> header,
       h.lsrank = m.envelope.source;
       h.tag = m.envelope.tag;
       h.cid = m.envelope.context;
+      h.reserved = private_flags(peer, m.flags, m.basic);
       if (m.kind == w::Kind::rts) {
         long_by_srqid_[m.sender_id] = LongSend{peer, m.size, m.envelope.source, m.envelope.tag, m.envelope.context,
                                                m.sender_id};
@@ -1195,6 +1232,7 @@ p2p::Placement ImpiTransport::on_packet(int host, const PacketHeader& h, int* fr
         msg.envelope = {cid32(), h.lsrank, h.tag};
         msg.size = h.msglen;
         msg.sender_id = h.srqid;
+        read_private_flags(peer, h.reserved, &msg.flags, &msg.basic);
         if (msg.kind == w::Kind::rts) first_by_srqid_[{peer, h.srqid}] = {h.len, h.msglen};
         n = msg.encode(buffer);
       }

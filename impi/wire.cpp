@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace gridmpi::impi {
@@ -128,8 +129,18 @@ const std::array<LabelInfo, 14>& standard_labels() noexcept {
   return labels;
 }
 
+const std::array<LabelInfo, 15>& known_labels() noexcept {
+  static const std::array<LabelInfo, 15> labels = [] {
+    std::array<LabelInfo, 15> all{};
+    std::copy(standard_labels().begin(), standard_labels().end(), all.begin());
+    all[14] = {label_gridmpi_datarep, "GRIDMPI_DATAREP", Scope::client, 24};
+    return all;
+  }();
+  return labels;
+}
+
 int label_index(std::int32_t code) noexcept {
-  const auto& labels = standard_labels();
+  const auto& labels = known_labels();
   for (std::size_t i = 0; i < labels.size(); ++i)
     if (labels[i].code == code) return static_cast<int>(i);
   return -1;
@@ -137,7 +148,7 @@ int label_index(std::int32_t code) noexcept {
 
 std::string label_name(std::int32_t code) {
   int i = label_index(code);
-  if (i >= 0) return standard_labels()[i].name;
+  if (i >= 0) return known_labels()[static_cast<std::size_t>(i)].name;
   return fmt::format("label 0x{:x}", static_cast<std::uint32_t>(code));
 }
 

@@ -87,9 +87,19 @@ constexpr std::int32_t label_h_ackmark = 0x2300;
 constexpr std::int32_t label_h_hiwater = 0x2400;
 constexpr std::int32_t label_p_ipv6 = 0x3000;
 constexpr std::int32_t label_p_pid = 0x3100;
+// gridmpi's own label (impi/datarep.hpp): each gridmpi client's native data
+// representation, so that two clients can agree on one without conversion
+// or with 64-bit long.  It comes after the standard labels; servers of other
+// implementations drop it (the IU server does), and a client that gets no
+// answer for it uses external32.
+constexpr std::int32_t label_gridmpi_datarep = 0x47440100;
 // The 14 standard labels in canonical order.
 const std::array<LabelInfo, 14>& standard_labels() noexcept;
-// Index in canonical order, or -1 for a label this version does not know.
+// The labels gridmpi's impi-server collates, in canonical order: the 14
+// standard ones, then label_gridmpi_datarep.
+const std::array<LabelInfo, 15>& known_labels() noexcept;
+// Index in known_labels() (= canonical order), or -1 for a label this
+// version does not know.
 int label_index(std::int32_t code) noexcept;
 // "IMPI_H_PORT", or "label 0x7777".
 std::string label_name(std::int32_t code);

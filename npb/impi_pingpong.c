@@ -1,9 +1,11 @@
 /* impi_pingpong: MPI ping-pong between ranks 0 and 1 (MPI C API only).
  *
  *     impi_pingpong [--sizes LIST] [--max BYTES] [--iters N] [--budget BYTES]
- *                   [--stream [--window W]]
+ *                   [--stream [--window W]] [--type byte|int|long|double]
  *
- * For each size, rank 0 sends `size` bytes (MPI_BYTE) to rank 1, which sends
+ * For each size, rank 0 sends `size` bytes (MPI_BYTE; with --type, size / 4
+ * or 8 elements of that type, so that a conversion between clusters shows
+ * in the numbers; sizes are rounded down to whole elements) to rank 1, which sends
  * the same buffer back; warm-up rounds (a tenth of `iters`, 1 to 1000), then
  * `iters` timed rounds, each timed on its own.  Latency is half a round trip; bandwidth is size over
  * half a round trip (10^6 bytes per second).  Run as a 1+1 two-cluster job
@@ -42,6 +44,10 @@
 
 #define MAX_WINDOW 1024
 
+/* --type: the datatype of the messages and its size. */
+static MPI_Datatype dtype = MPI_BYTE;
+static int dsize = 1;
+
 /* One --stream size: rounds of `window` messages from rank 0 to rank 1 and
  * a 0-byte answer; prints the ST line on rank 0.  Returns 0 when rank 1
  * found a buffer of the last round differing from what was sent (its
@@ -55,12 +61,12 @@ static int stream_size(int rank, long n, int window, int iters, const unsigned c
   for (int it = -warmup; it < iters; ++it) { /* it < 0: warm-up */
     double t0 = MPI_Wtime();
     if (rank == 0) {
-      for (int w = 0; w < window; ++w) MPI_Isend(sbuf, (int)n, MPI_BYTE, 1, 3, MPI_COMM_WORLD, &reqs[w]);
+      for (int w = 0; w < window; ++w) MPI_Isend(sbuf, (int)(n / dsize), dtype, 1, 3, MPI_COMM_WORLD, &reqs[w]);
       MPI_Waitall(window, reqs, statuses);
       MPI_Recv(NULL, 0, MPI_BYTE, 1, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     } else if (rank == 1) {
       for (int w = 0; w < window; ++w)
-        MPI_Irecv(rbuf + (size_t)w * (size_t)n, (int)n, MPI_BYTE, 0, 3, MPI_COMM_WORLD, &reqs[w]);
+        MPI_Irecv(rbuf + (size_t)w * (size_t)n, (int)(n / dsize), dtype, 0, 3, MPI_COMM_WORLD, &reqs[w]);
       MPI_Waitall(window, reqs, statuses);
       MPI_Send(NULL, 0, MPI_BYTE, 0, 4, MPI_COMM_WORLD);
     }
@@ -105,14 +111,20 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--budget") && v) budget = parse_bytes(v, &good);
     else if (!strcmp(argv[i], "--iters") && v) iters_fixed = atoi(v), good = iters_fixed > 0;
     else if (!strcmp(argv[i], "--window") && v) window = atoi(v), good = window > 0 && window <= MAX_WINDOW;
-    else if (!strcmp(argv[i], "--stream")) {
+    else if (!strcmp(argv[i], "--type") && v) {
+      if (!strcmp(v, "byte")) dtype = MPI_BYTE, dsize = 1;
+      else if (!strcmp(v, "int")) dtype = MPI_INT, dsize = (int)sizeof(int);
+      else if (!strcmp(v, "long")) dtype = MPI_LONG, dsize = (int)sizeof(long);
+      else if (!strcmp(v, "double")) dtype = MPI_DOUBLE, dsize = (int)sizeof(double);
+      else good = 0;
+    } else if (!strcmp(argv[i], "--stream")) {
       stream = 1;
       continue;
     } else good = 0;
     if (!good) {
       if (rank == 0)
         fprintf(stderr, "impi_pingpong: bad argument %s%s%s (usage: [--sizes LIST] [--max BYTES] [--iters N] "
-                        "[--budget BYTES] [--stream [--window 1..%d]])\n", argv[i], v ? " " : "", v ? v : "",
+                        "[--budget BYTES] [--stream [--window 1..%d]] [--type byte|int|long|double])\n", argv[i], v ? " " : "", v ? v : "",
                 MAX_WINDOW);
       MPI_Finalize();
       return 2;
@@ -148,7 +160,7 @@ int main(int argc, char **argv) {
     fflush(stdout);
   }
   for (int s = 0; s < nsizes; ++s) {
-    long n = sizes[s];
+    long n = sizes[s] / dsize * dsize;
     if (max >= 0 && n > max) continue;
     int iters = iters_fixed;
     if (!iters) {
@@ -164,11 +176,11 @@ int main(int argc, char **argv) {
     for (int it = -warmup; it < iters; ++it) { /* it < 0: warm-up */
       double t0 = MPI_Wtime();
       if (rank == 0) {
-        MPI_Send(sbuf, (int)n, MPI_BYTE, 1, 1, MPI_COMM_WORLD);
-        MPI_Recv(rbuf, (int)n, MPI_BYTE, 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Send(sbuf, (int)(n / dsize), dtype, 1, 1, MPI_COMM_WORLD);
+        MPI_Recv(rbuf, (int)(n / dsize), dtype, 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       } else if (rank == 1) {
-        MPI_Recv(rbuf, (int)n, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        MPI_Send(rbuf, (int)n, MPI_BYTE, 0, 2, MPI_COMM_WORLD);
+        MPI_Recv(rbuf, (int)(n / dsize), dtype, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Send(rbuf, (int)(n / dsize), dtype, 0, 2, MPI_COMM_WORLD);
       }
       double dt = MPI_Wtime() - t0;
       if (it >= 0) {

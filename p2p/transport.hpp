@@ -73,6 +73,7 @@ struct Capabilities {
   // The data travels in the "external32" representation (the IMPI
   // transport): request/ packs and unpacks with the external32 converters of
   // core/datatype.hpp, and message sizes on the wire are external32 bytes.
+  // Transport::representation(peer) may refine it per peer.
   bool external32 = false;
   // IMPI's long-message protocol (docs/impi-protocol.md 7.2): an rts carries
   // the first max_fragment bytes as its payload, the receiver always accepts
@@ -94,6 +95,10 @@ struct Capabilities {
 };
 
 enum class SendStatus : std::uint8_t { complete, in_flight, would_block };
+
+// How user data travels to one peer: as this process holds it, or in one of
+// the portable representations of core/external_format.hpp.
+enum class DataRepresentation : std::uint8_t { native, external32, external64 };
 
 struct Placement {
   // Exactly payload_size bytes, or empty: the transport supplies the payload.
@@ -198,6 +203,11 @@ class Transport {
   virtual Capabilities capabilities() const = 0;
   // Whether this transport can reach `peer` (a world rank) at all.
   virtual bool reachable(int peer) const = 0;
+  // The representation of user data to `peer` (asked once, when the peer is
+  // first used): by default what Capabilities::external32 says.
+  virtual DataRepresentation representation(int /*peer*/) const {
+    return capabilities().external32 ? DataRepresentation::external32 : DataRepresentation::native;
+  }
 
   // What peers need to reach this process, e.g. "tcp:10.0.0.2:40123"; empty
   // when the transport has nothing to publish.

@@ -298,9 +298,11 @@ void EngineImpl::select_transport(int world, Peer& p) {
   p.transport = best;
   p.max_fragment = std::max<std::size_t>(best_caps.max_fragment, 1);
   p.max_frame_payload = std::max(best_caps.max_frame_payload, p.max_fragment);
-  // LAM/MPI 7.1.4 puts its native bytes on IMPI connections, not external32.
+  const p2p::DataRepresentation representation = best->representation(world);
+  p.external32 = representation != p2p::DataRepresentation::native;
   p.native_only = best_caps.external32 && core::job_layout().lam(world);
-  p.external32 = best_caps.external32 && !p.native_only;
+  p.format = representation == p2p::DataRepresentation::external64 ? core::ExternalFormat::external64
+                                                                    : core::ExternalFormat::external32;
   p.first_fragment = best_caps.rts_carries_first_fragment;
   p.rts_prefix = p.first_fragment ? p.max_fragment : std::min(best_caps.rts_prefix, p.max_fragment);
   p.copies_up_to = best_caps.copies_up_to;
@@ -650,11 +652,11 @@ void EngineImpl::start_send(PointRequest* s) {
   if (!s->internal) choose_representation(s, p);  // a buffered copy inherits its user's
   if (s->wire_data.empty() && s->bytes > 0) {
     if (s->external32) {
-      if (core::external32_is_native(s->datatype)) {
+      if (core::external32_is_native(s->datatype, s->format)) {
         s->wire_data = std::span<const std::byte>(static_cast<const std::byte*>(s->buf) + s->type->true_lb, s->bytes);
       } else {
-        s->packed.resize(core::external32_size(s->datatype, static_cast<std::size_t>(s->count)));
-        core::pack_external32(s->buf, static_cast<std::size_t>(s->count), s->datatype, s->packed.data());
+        s->packed.resize(core::external_size(s->datatype, static_cast<std::size_t>(s->count), s->format));
+        pack_for_peer(s, s->packed.data());
         s->wire_data = s->packed;
       }
     } else if (s->type->contiguous) {
@@ -672,7 +674,10 @@ void EngineImpl::start_send(PointRequest* s) {
   wire::MessageHeader h;
   h.envelope = {s->context, s->my_comm_rank, s->tag};
   h.size = size;
-  if (s->external32 && !p.external32) h.flags |= wire::flag_external32;
+  if (s->external32 && !p.external32) {
+    h.flags |= wire::flag_external32;
+    if (s->format == core::ExternalFormat::external64) h.flags |= wire::flag_external64;
+  }
   if (s->native_basic) {
     h.flags |= wire::flag_native_basic;
     h.basic = s->native_basic;
@@ -731,8 +736,8 @@ void EngineImpl::start_buffered(PointRequest* s) {
   choose_representation(s, peer(s->peer_world));
   if (s->bytes > 0) {
     if (s->external32) {
-      wire_size = core::external32_size(s->datatype, static_cast<std::size_t>(s->count));
-      core::pack_external32(s->buf, static_cast<std::size_t>(s->count), s->datatype, block->data.data());
+      wire_size = core::external_size(s->datatype, static_cast<std::size_t>(s->count), s->format);
+      pack_for_peer(s, block->data.data());
     } else if (s->type->contiguous) {
       std::memcpy(block->data.data(), static_cast<const std::byte*>(s->buf) + s->type->true_lb, s->bytes);
     } else {
@@ -757,6 +762,7 @@ void EngineImpl::start_buffered(PointRequest* s) {
   c->bytes = s->bytes;
   c->spans_clients = s->spans_clients;
   c->external32 = s->external32;
+  c->format = s->format;
   c->native_basic = s->native_basic;
   c->bsend_block = block->offset;
   add_to_table(std::move(copy));
@@ -777,13 +783,14 @@ void EngineImpl::start_buffered(PointRequest* s) {
 // go external32 (which narrows long to 32 bits, as across clusters).
 void EngineImpl::choose_representation(PointRequest* s, const Peer& p) {
   s->external32 = false;
+  s->format = core::ExternalFormat::external32;
   s->native_basic = 0;
   if (p.external32) {
     s->external32 = true;
+    s->format = p.format;
     return;
   }
-  if (p.native_only) return;
-  if (!s->spans_clients || !s->type) return;
+  if (p.native_only || !s->spans_clients || !s->type) return;
   if (core::external32_is_native(s->datatype)) {
     s->external32 = true;  // bytes, characters, MPI_PACKED: no conversion
     return;
@@ -793,7 +800,27 @@ void EngineImpl::choose_representation(PointRequest* s, const Peer& p) {
     s->native_basic = static_cast<std::uint16_t>(basic);
     return;
   }
+  // Mixed types: external64 where long is 64 bits, so that no value changes
+  // (external32 has no room for such a long), flagged for the receiver.
   s->external32 = true;
+  if (sizeof(long) == 8 && sizeof(wchar_t) == 4) s->format = core::ExternalFormat::external64;
+}
+
+// Packs a send's data in its external representation.  A value the
+// representation cannot hold (a long beyond 32 bits in external32) fails the
+// send with MPI_ERR_CONVERSION, saying where it was going.
+void EngineImpl::pack_for_peer(PointRequest* s, std::byte* out) {
+  try {
+    core::pack_external32(s->buf, static_cast<std::size_t>(s->count), s->datatype, out, s->format);
+  } catch (const MpiError& e) {
+    if (e.error_class() != MPI_ERR_CONVERSION) throw;
+    const Peer& p = peer(s->peer_world);
+    std::string to = p.external32 ? fmt::format("to rank {} of another cluster, which takes {}", s->peer_world,
+                                                core::external_format_name(s->format))
+                                  : fmt::format("on a communicator spanning clusters ({})",
+                                                core::external_format_name(s->format));
+    throw MpiError(MPI_ERR_CONVERSION, fmt::format("cannot send {}: {}", to, e.what()));
+  }
 }
 
 void EngineImpl::maybe_complete_send(PointRequest* s) {
@@ -831,18 +858,30 @@ std::size_t EngineImpl::native_to_external32_in_place(PointRequest* r, std::size
   std::byte* base = recv_base(r);
   std::array<std::byte, 64> element;
   for (std::size_t i = 0; i < n; ++i) {
-    core::pack_external32(base + i * native, 1, basic, element.data());
+    try {
+      core::pack_external32(base + i * native, 1, basic, element.data());
+    } catch (const MpiError& e) {
+      // A value MPI_Unpack could not read back (a long beyond 32 bits): the
+      // receive fails rather than hand over a changed value.
+      if (e.error_class() != MPI_ERR_CONVERSION) throw;
+      r->error = MPI_ERR_CONVERSION;
+      return i * external;
+    }
     std::memcpy(base + i * external, element.data(), external);
   }
   return n * external;
 }
 
 void EngineImpl::prepare_receive(PointRequest* r, int world, std::uint8_t flags) {
-  r->external32 = (world >= 0 && peer(world).external32) || (flags & wire::flag_external32);
+  const bool from_external_peer = world >= 0 && peer(world).external32;
+  r->external32 = from_external_peer || (flags & wire::flag_external32);
+  r->format = from_external_peer               ? peer(world).format
+              : (flags & wire::flag_external64) ? core::ExternalFormat::external64
+                                                : core::ExternalFormat::external32;
   r->native_basic = 0;
   if (r->external32) {
-    r->capacity = core::external32_size(r->datatype, static_cast<std::size_t>(r->count));
-    r->direct = r->type->contiguous && core::external32_is_native(r->datatype);
+    r->capacity = core::external_size(r->datatype, static_cast<std::size_t>(r->count), r->format);
+    r->direct = r->type->contiguous && core::external32_is_native(r->datatype, r->format);
   } else {
     r->capacity = r->bytes;
     r->direct = r->type->contiguous;
@@ -859,7 +898,8 @@ void EngineImpl::unpack_into(PointRequest* r, std::span<const std::byte> bytes, 
     std::byte* dst = recv_base(r) + offset;
     if (dst != bytes.data()) p2p::copy_bytes(dst, bytes.data(), bytes.size());
   } else if (r->external32) {
-    core::unpack_external32_range(bytes, static_cast<std::size_t>(r->count), r->datatype, offset, r->recv_buf);
+    core::unpack_external32_range(bytes, static_cast<std::size_t>(r->count), r->datatype, offset, r->recv_buf,
+                                  r->format);
   } else if (offset == 0 && bytes.size() == r->bytes) {
     r->type->unpack(bytes.data(), static_cast<std::size_t>(r->count), r->recv_buf);
   } else {
@@ -871,7 +911,7 @@ void EngineImpl::complete_recv(PointRequest* r) {
   std::size_t stored = std::min(r->message_size, r->capacity);
   if (r->native_basic && stored > 0) stored = native_to_external32_in_place(r, stored);
   if (r->external32 && !r->direct)
-    stored = core::native_bytes_of_external32(r->datatype, static_cast<std::size_t>(r->count), stored);
+    stored = core::native_bytes_of_external32(r->datatype, static_cast<std::size_t>(r->count), stored, r->format);
   r->status.gridmpi_count = static_cast<long long>(stored);
   r->status.gridmpi_cancelled = 0;
   if (r->message_size > r->capacity) r->error = MPI_ERR_TRUNCATE;
@@ -1164,8 +1204,11 @@ bool EngineImpl::probe(int source, int tag, core::Comm&, std::uint32_t context, 
   // The size of an external32 message (from another cluster, or mixed
   // types on a communicator spanning clusters) is external32 bytes:
   // MPI_Get_count/Get_elements convert them for the type they are given.
-  const bool ext32 = (m->flags & wire::flag_external32) != 0 || peer(m->peer_world).external32;
+  const Peer& from = peer(m->peer_world);
+  const bool ext32 = (m->flags & wire::flag_external32) != 0 || from.external32;
   s.gridmpi_cancelled = ext32 ? core::status_external32 : 0;
+  if ((from.external32 && from.format == core::ExternalFormat::external64) || (m->flags & wire::flag_external64))
+    s.gridmpi_cancelled |= core::status_external64;
   return true;
 }
 

@@ -135,9 +135,11 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
     std::size_t threshold = 0;  // rendezvous from this many bytes
     std::size_t max_fragment = 0;
     std::size_t max_frame_payload = 0;
-    bool external32 = false;      // Capabilities::external32, unless native_only
-    // A rank of a LAM/MPI client (core::JobLayout::lam_client) over IMPI:
-    // its data is native bytes both ways, never converted or marked.
+    bool external32 = false;      // Transport::representation is not native
+    core::ExternalFormat format = core::ExternalFormat::external32;  // which one, when external32
+    // A rank of a LAM/MPI client (core::JobLayout::lam_client): LAM reads and
+    // writes its native bytes only, so nothing to it is converted or marked,
+    // not even on a communicator spanning clusters (choose_representation).
     bool native_only = false;
     bool first_fragment = false;  // Capabilities::rts_carries_first_fragment
     std::size_t rts_prefix = 0;   // Capabilities::rts_prefix (max_fragment with first_fragment)
@@ -223,6 +225,7 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
   p2p::Placement queue_unexpected(int world, const wire::MessageHeader& h, std::size_t payload_size,
                                   const std::byte* payload);
   std::size_t native_to_external32_in_place(PointRequest* r, std::size_t bytes);
+  void pack_for_peer(PointRequest* s, std::byte* out);
   void accept_rendezvous(PointRequest* r, int sender_world, std::uint64_t sender_id, std::uint64_t size,
                          std::size_t prefix);
   void send_sync_ack(int peer, std::uint64_t sender_id);

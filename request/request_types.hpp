@@ -76,8 +76,11 @@ struct PointRequest : Request {
   const core::Datatype* type = nullptr;
   std::size_t bytes = 0;           // send: packed size; recv: capacity (native packed bytes)
   // Set when the peer's transport carries external32 data (IMPI): sends pack
-  // external32, receives unpack it (decided when the peer is known).
+  // external32, receives unpack it (decided when the peer is known); `format`
+  // says which portable representation (external64 between gridmpi clients
+  // that negotiated it).
   bool external32 = false;
+  core::ExternalFormat format = core::ExternalFormat::external32;
   bool spans_clients = false;  // its communicator spans clusters (core::spans_clients)
   // Send: native elements of this predefined basic type sent on a
   // communicator that spans clusters (wire::flag_native_basic); receive:

@@ -74,8 +74,12 @@ struct Envelope {
 // flag_native_basic: the payload is native elements of one predefined basic
 //   type, MessageHeader::basic: a receive into MPI_PACKED converts them to
 //   external32 (typed receives take them as they are).
+// flag_external64 (with flag_external32): the payload is external64
+//   (core/external_format.hpp): mixed basic types from an LP64 process, so
+//   that a long keeps its value (MPI_PACKED receives read it as it is).
 constexpr std::uint8_t flag_external32 = 1;
 constexpr std::uint8_t flag_native_basic = 2;
+constexpr std::uint8_t flag_external64 = 4;
 
 // eager, sync_eager and rts share a layout.
 struct MessageHeader {

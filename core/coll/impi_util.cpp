@@ -47,16 +47,31 @@ int tree_dim(int n) {
 
 int hibit(int v) { return v == 0 ? -1 : 31 - std::countl_zero(static_cast<unsigned>(v)); }
 
+// The streams use the job-wide representation (core::JobLayout::coll_native,
+// coll_format): they are relayed between clients, so one for all.
 std::size_t ext_size(int count, MPI_Datatype type) {
-  return count <= 0 ? 0 : core::external32_size(type, static_cast<std::size_t>(count));
+  if (count <= 0) return 0;
+  const core::JobLayout& layout = core::job_layout();
+  if (layout.coll_native) return core::datatype(type).size * static_cast<std::size_t>(count);
+  return core::external_size(type, static_cast<std::size_t>(count), layout.coll_format);
 }
 
 void pack_ext(const void* buf, int count, MPI_Datatype type, std::byte* out) {
-  if (count > 0) core::pack_external32(buf, static_cast<std::size_t>(count), type, out);
+  if (count <= 0) return;
+  const core::JobLayout& layout = core::job_layout();
+  if (layout.coll_native)
+    core::datatype(type).pack(buf, static_cast<std::size_t>(count), out);
+  else
+    core::pack_external32(buf, static_cast<std::size_t>(count), type, out, layout.coll_format);
 }
 
 void unpack_ext(const std::byte* in, int count, MPI_Datatype type, void* buf) {
-  if (count > 0) core::unpack_external32(in, static_cast<std::size_t>(count), type, buf);
+  if (count <= 0) return;
+  const core::JobLayout& layout = core::job_layout();
+  if (layout.coll_native)
+    core::datatype(type).unpack(in, static_cast<std::size_t>(count), buf);
+  else
+    core::unpack_external32(in, static_cast<std::size_t>(count), type, buf, layout.coll_format);
 }
 
 void send_bytes(const std::byte* data, std::size_t n, int dest, int tag, core::Comm& comm) {

@@ -564,25 +564,32 @@ GRIDMPI_WEAK(Pack_external_size)
 
 namespace {
 
+// The external representation a status's byte count is in.
+core::ExternalFormat status_format(const MPI_Status* status) {
+  return (status->gridmpi_cancelled & core::status_external64) ? core::ExternalFormat::external64
+                                                               : core::ExternalFormat::external32;
+}
+
 // The status's byte count in this type's native packed bytes.  A probed
-// message of another cluster counts external32 bytes (bit
+// message of another cluster counts external32 (or external64) bytes (bit
 // core::status_external32 of gridmpi_cancelled): whole basic elements are
 // converted, a trailing part of one is dropped.
 long long native_status_bytes(const MPI_Status* status, MPI_Datatype type) {
   long long bytes = status->gridmpi_count;
   if (bytes <= 0 || !(status->gridmpi_cancelled & core::status_external32)) return bytes;
   const core::Datatype& t = core::datatype(type);
-  std::size_t each = core::external32_size(type, 1);
+  const core::ExternalFormat format = status_format(status);
+  std::size_t each = core::external_size(type, 1, format);
   if (each == 0 || t.size == 0) return 0;
   auto ext = static_cast<std::size_t>(bytes);
   if (ext % each == 0) return static_cast<long long>(ext / each * t.size);
-  return static_cast<long long>(core::native_bytes_of_external32(type, ext / each + 1, ext));
+  return static_cast<long long>(core::native_bytes_of_external32(type, ext / each + 1, ext, format));
 }
 
-// Get_count of external32 bytes: whole elements of the type, or undefined.
+// Get_count of external bytes: whole elements of the type, or undefined.
 bool external32_partial(const MPI_Status* status, MPI_Datatype type) {
   if (!(status->gridmpi_cancelled & core::status_external32) || status->gridmpi_count <= 0) return false;
-  std::size_t each = core::external32_size(type, 1);
+  std::size_t each = core::external_size(type, 1, status_format(status));
   return each != 0 && static_cast<std::size_t>(status->gridmpi_count) % each != 0;
 }
 

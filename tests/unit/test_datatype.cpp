@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <climits>
 #include <catch2/catch.hpp>
 #include <complex>
 #include <cstddef>
@@ -820,6 +821,73 @@ TEST_CASE("external32: big-endian, standard sizes, windows", "[datatype]") {
   CHECK(std::memcmp(window.data(), bytes.data() + 17, 9) == 0);
   CHECK(error_of([&] { core::external32_size(MPI_DATATYPE_NULL, 1); }) == MPI_ERR_TYPE);
   free_type(mixed);
+}
+
+TEST_CASE("external32: a value beyond its external size is MPI_ERR_CONVERSION; external64 keeps it", "[datatype]") {
+  const core::ExternalFormat e32 = core::ExternalFormat::external32, e64 = core::ExternalFormat::external64;
+  std::vector<std::byte> out(64);
+  if (sizeof(long) == 8) {
+    for (long v : {LONG_MAX, LONG_MIN, long{1} << 31, -(long{1} << 31) - 1}) {
+      CAPTURE(v);
+      CHECK(error_of([&] { core::pack_external32(&v, 1, MPI_LONG, out.data()); }) == MPI_ERR_CONVERSION);
+    }
+    unsigned long u = 1ul << 32;
+    CHECK(error_of([&] { core::pack_external32(&u, 1, MPI_UNSIGNED_LONG, out.data()); }) == MPI_ERR_CONVERSION);
+    // The message names the type, the value and the representation.
+    long big = LONG_MAX;
+    try {
+      core::pack_external32(&big, 1, MPI_LONG, out.data());
+      FAIL("no error");
+    } catch (const gridmpi::MpiError& e) {
+      CHECK_THAT(e.what(), Catch::Contains("MPI_LONG value 9223372036854775807") && Catch::Contains("external32"));
+    }
+    // The edges of 32 bits still fit.
+    for (long v : {long{INT32_MAX}, long{INT32_MIN}}) CHECK_NOTHROW(core::pack_external32(&v, 1, MPI_LONG, out.data()));
+    u = UINT32_MAX;
+    CHECK_NOTHROW(core::pack_external32(&u, 1, MPI_UNSIGNED_LONG, out.data()));
+  }
+  if (sizeof(wchar_t) == 4) {
+    wchar_t w = static_cast<wchar_t>(0x1F600);
+    CHECK(error_of([&] { core::pack_external32(&w, 1, MPI_WCHAR, out.data()); }) == MPI_ERR_CONVERSION);
+    CHECK_NOTHROW(core::pack_external32(&w, 1, MPI_WCHAR, out.data(), e64));
+  }
+  // external64: 8-byte big-endian long, round trip of the extremes, in a
+  // struct with an int (sizes per representation), and windows.
+  CHECK(core::external_size(MPI_LONG, 3, e64) == 24);
+  CHECK(core::external_size(MPI_LONG, 3, e32) == 12);
+  CHECK(core::external_size(MPI_LONG_INT, 1, e64) == 12);
+  long values[3] = {LONG_MIN, LONG_MAX, -2};
+  core::pack_external32(values, 3, MPI_LONG, out.data(), e64);
+  if (sizeof(long) == 8) {
+    CHECK(std::to_integer<int>(out[0]) == 0x80);
+    CHECK(std::to_integer<int>(out[8]) == 0x7f);
+    CHECK(std::to_integer<int>(out[16 + 7]) == 0xfe);
+    CHECK(std::to_integer<int>(out[16]) == 0xff);
+  }
+  long back[3] = {};
+  core::unpack_external32(out.data(), 3, MPI_LONG, back, e64);
+  CHECK(back[0] == LONG_MIN);
+  CHECK(back[1] == LONG_MAX);
+  CHECK(back[2] == -2);
+  long windows[3] = {};
+  for (std::size_t offset = 0; offset < 24; offset += 5)
+    core::unpack_external32_range({out.data() + offset, std::min<std::size_t>(5, 24 - offset)}, 3, MPI_LONG, offset,
+                                  windows, e64);
+  CHECK(windows[0] == LONG_MIN);
+  CHECK(windows[1] == LONG_MAX);
+  // Unpacking external32 windows merges into whatever the buffer held: a
+  // long beyond 32 bits there is no error (only packing user data checks).
+  long small[2] = {-5, 6};
+  core::pack_external32(small, 2, MPI_LONG, out.data());
+  long junk[2] = {LONG_MAX, LONG_MIN};
+  for (std::size_t offset = 0; offset < 8; offset += 3)
+    CHECK_NOTHROW(core::unpack_external32_range({out.data() + offset, std::min<std::size_t>(3, 8 - offset)}, 2,
+                                                MPI_LONG, offset, junk));
+  CHECK(junk[0] == -5);
+  CHECK(junk[1] == 6);
+  // The description two processes compare: stable within one build.
+  CHECK(core::native_representation() == core::native_representation());
+  CHECK(core::native_representation().size() > 100);
 }
 
 TEST_CASE("sticky markers under replication, negative strides and extents", "[datatype]") {

@@ -541,3 +541,116 @@ TEST_CASE("IMPI client: the start-up is bounded in time", "[impi][client]") {
     CHECK(h.closes == 0);
   }
 }
+
+// gridmpi's data-representation label (impi/datarep.hpp).
+namespace {
+Datarep some_datarep(std::uint8_t long_size, std::uint64_t hash) {
+  Datarep d;
+  d.long_size = long_size;
+  d.wchar_size = 4;
+  d.description_size = 1000;
+  d.description_hash = hash;
+  return d;
+}
+}  // namespace
+
+TEST_CASE("IMPI client: GRIDMPI_DATAREP goes after the 14 labels when every rank announced the same", "[impi][client]") {
+  Harness h(1);
+  h.join(2);
+  auto hosts = two_hosts();
+  for (auto& host : hosts) host.datarep = some_datarep(8, 0x1122334455667788ULL);
+  h.hosts(hosts);
+  Bytes labels = h.take_sent();
+  auto ours = contributions(labels);
+  REQUIRE(ours.count(label_gridmpi_datarep) == 1);
+  auto record = hosts[0].datarep->encode();
+  CHECK(ours.at(label_gridmpi_datarep) == Bytes(record.begin(), record.end()));
+  CHECK(ours.at(label_gridmpi_datarep) ==
+        hex("47445231 08040000 000003e8 11223344 55667788 00000000"));
+  // The last label before DONE: canonical order, the standard ones first.
+  Bytes tail(labels.end() - 8 - 36, labels.end() - 8);
+  CHECK(get_u32(tail.data() + 8) == static_cast<std::uint32_t>(label_gridmpi_datarep));
+
+  SECTION("a server that drops it (IU): the start-up completes, every client without a record: external32") {
+    h.feed(broadcasts(ours, other_client()), false);
+    CHECK(h.failures.empty());
+    REQUIRE(h.complete.size() == 1);
+    auto map = JobMap::from_labels(h.complete[0]);
+    REQUIRE(map.client_datarep.size() == 2);
+    CHECK_FALSE(map.client_datarep[1]);
+    CHECK(map.representation_with(0) == gridmpi::p2p::DataRepresentation::external32);
+  }
+  SECTION("gridmpi's server collates it: the records per client") {
+    Bytes answer = broadcasts(ours, other_client());
+    Bytes done = encode_done();
+    answer.resize(answer.size() - done.size());
+    auto theirs = some_datarep(8, 0x1122334455667788ULL).encode();
+    Bytes data(theirs.begin(), theirs.end());
+    data.insert(data.end(), record.begin(), record.end());
+    auto m = encode_coll_result(label_gridmpi_datarep, 3, data);
+    answer.insert(answer.end(), m.begin(), m.end());
+    answer.insert(answer.end(), done.begin(), done.end());
+    h.feed(answer, false);
+    CHECK(h.failures.empty());
+    REQUIRE(h.complete.size() == 1);
+    auto map = JobMap::from_labels(h.complete[0]);
+    CHECK(map.client_datarep[0] == some_datarep(8, 0x1122334455667788ULL));
+    CHECK(map.client_datarep[1] == hosts[0].datarep);
+    CHECK(map.representation_with(0) == gridmpi::p2p::DataRepresentation::native);
+  }
+}
+
+TEST_CASE("IMPI client: no GRIDMPI_DATAREP when a rank announced none or another one", "[impi][client]") {
+  Harness h(1);
+  h.join(2);
+  auto hosts = two_hosts();
+  hosts[0].datarep = some_datarep(8, 1);
+  bool none = GENERATE(false, true);
+  if (!none) hosts[1].datarep = some_datarep(8, 2);
+  h.hosts(hosts);
+  CHECK(contributions(h.take_sent()).count(label_gridmpi_datarep) == 0);
+}
+
+TEST_CASE("IMPI datarep: the choice per pair of clients", "[impi][client]") {
+  using gridmpi::p2p::DataRepresentation;
+  auto x86 = some_datarep(8, 1), x86_again = some_datarep(8, 1), s390x = some_datarep(8, 2);
+  s390x.big_endian = true;
+  auto ilp32 = some_datarep(4, 3);
+  CHECK(representation_between(x86, x86_again) == DataRepresentation::native);
+  CHECK(representation_between(x86, s390x) == DataRepresentation::external64);
+  CHECK(representation_between(s390x, x86) == DataRepresentation::external64);
+  CHECK(representation_between(x86, ilp32) == DataRepresentation::external32);
+  CHECK(representation_between(ilp32, some_datarep(4, 3)) == DataRepresentation::native);
+  CHECK(representation_between(ilp32, some_datarep(4, 4)) == DataRepresentation::external32);
+  CHECK(representation_between(x86, std::nullopt) == DataRepresentation::external32);
+  CHECK(representation_between(std::nullopt, x86) == DataRepresentation::external32);
+  auto narrow_wchar = some_datarep(8, 5);
+  narrow_wchar.wchar_size = 2;
+  CHECK(representation_between(x86, narrow_wchar) == DataRepresentation::external32);
+  // This process's own record, through the label and back.
+  auto mine = Datarep::of_this_process();
+  CHECK(mine.long_size == sizeof(long));
+  auto bytes = mine.encode();
+  CHECK(Datarep::decode(bytes) == mine);
+  bytes[3] = std::byte{'2'};  // another version's record: none
+  CHECK_FALSE(Datarep::decode(bytes));
+}
+
+TEST_CASE("IMPI job map: a GRIDMPI_DATAREP of the wrong length is ignored, not an error", "[impi][client]") {
+  Harness h(1);
+  h.join(2);
+  h.hosts();
+  auto ours = contributions(h.take_sent());
+  Bytes answer = broadcasts(ours, other_client());
+  Bytes done = encode_done();
+  answer.resize(answer.size() - done.size());
+  auto m = encode_coll_result(label_gridmpi_datarep, 3, Bytes(30));
+  answer.insert(answer.end(), m.begin(), m.end());
+  answer.insert(answer.end(), done.begin(), done.end());
+  h.feed(answer, false);
+  CHECK(h.failures.empty());
+  REQUIRE(h.complete.size() == 1);
+  auto map = JobMap::from_labels(h.complete[0]);
+  CHECK_FALSE(map.client_datarep[0]);
+  CHECK_FALSE(map.client_datarep[1]);
+}

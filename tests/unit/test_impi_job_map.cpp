@@ -107,12 +107,19 @@ TEST_CASE("LocalHost: byte image and round trip", "[impi][job_map]") {
   h.ackmark = 7;
   h.hiwater = 0x100;
   std::string text = h.encode();
-  REQUIRE(text.size() == 34);
-  const unsigned char expected[34] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 127, 0, 0, 1, 0x12, 0x34,
-                                      1, 2, 3, 4, 5, 6, 7, 8, 0, 0, 0, 7, 0, 0, 1, 0};
-  CHECK(std::memcmp(text.data(), expected, 34) == 0);
+  REQUIRE(text.size() == 59);
+  const unsigned char expected[35] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 127, 0, 0, 1, 0x12, 0x34,
+                                      1, 2, 3, 4, 5, 6, 7, 8, 0, 0, 0, 7, 0, 0, 1, 0, 0};
+  CHECK(std::memcmp(text.data(), expected, 35) == 0);  // then 24 zero bytes: no data representation
+  CHECK(text.substr(35) == std::string(24, '\0'));
   CHECK(LocalHost::decode(text) == h);
-  for (std::size_t n : {0, 1, 33}) CHECK_THROWS_WITH(LocalHost::decode(text.substr(0, n)), Catch::Contains("needs 34"));
+  for (std::size_t n : {0, 1, 33, 58}) CHECK_THROWS_WITH(LocalHost::decode(text.substr(0, n)), Catch::Contains("needs 59"));
+  h.datarep = Datarep::of_this_process();
+  text = h.encode();
+  CHECK(text[34] == 1);
+  CHECK(LocalHost::decode(text) == h);
+  text[35] = 'X';  // not a record
+  CHECK_THROWS_WITH(LocalHost::decode(text), Catch::Contains("data representation"));
   CHECK_THROWS_AS(LocalHost::decode(text + "x"), WireError);
 }
 

@@ -721,3 +721,30 @@ TEST_CASE("describe_auth_mask", "[impi][server]") {
   CHECK(describe_auth_mask(3) == "0x3 = NONE+KEY");
   CHECK(describe_auth_mask(0x83) == "0x83 = NONE+KEY+unknown");
 }
+
+TEST_CASE("COLL: gridmpi's GRIDMPI_DATAREP comes after the 14, also when only one client sends it", "[impi][server]") {
+  auto h = make(settings(2));
+  h.join(1, 0);
+  h.join(2, 1);
+  Bytes record = value(0, 14, 6);  // 24 bytes
+  // Client 0 (gridmpi) sends it last; client 1 (third-party) does not.
+  Bytes stream0 = labels_and_done(0);
+  Bytes done = encode_done();
+  stream0.resize(stream0.size() - done.size());
+  stream0 = stream0 + coll(label_gridmpi_datarep, record) + done;
+  h.feed(1, stream0);
+  h.feed(2, labels_and_done(1));
+  Bytes expected = expected_broadcasts(2);
+  expected.resize(expected.size() - done.size());
+  expected = expected + encode_coll_result(label_gridmpi_datarep, 0x1, record) + done;
+  CHECK(hex(h.take(1)) == hex(expected));
+  CHECK(hex(h.take(2)) == hex(expected));
+  CHECK(h.server.broadcast_labels().back() == label_gridmpi_datarep);
+  CHECK(h.finished.empty());
+  // Sending it before a standard label breaks the canonical order.
+  auto bad = make(settings(1));
+  bad.join(1, 0);
+  bad.feed(1, coll(label_gridmpi_datarep, record) + coll(label_c_version, Bytes(8)));
+  REQUIRE(bad.printed.size() == 1);
+  CHECK_THAT(bad.printed[0], Catch::Contains("GRIDMPI_DATAREP") && Catch::Contains("canonical order"));
+}
