@@ -300,10 +300,11 @@ class Mpirun {
   std::vector<std::optional<Clock::time_point>> vendor_agent_lost_at_;
 };
 
-// Every process below mpirun (mpirun -vendor is a child subreaper, so the
-// vendor's daemons and ranks come back to it when their parents die).
-std::vector<pid_t> descendants() {
-  std::map<pid_t, std::vector<pid_t>> children;
+// Calls f(pid, fields) for every process in /proc, `fields` being its stat
+// line after "(comm)": state ppid pgrp session tty_nr tpgid flags minflt
+// cminflt majflt cmajflt utime stime cutime cstime ... (proc(5)).
+template <class F>
+void for_each_process_stat(F f) {
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator("/proc", ec)) {
     std::string name = entry.path().filename().string();
@@ -313,12 +314,21 @@ std::vector<pid_t> descendants() {
     std::getline(stat, text);
     auto close = text.rfind(')');
     if (close == std::string::npos) continue;
+    f(static_cast<pid_t>(std::atoi(name.c_str())), text.c_str() + close + 1);
+  }
+}
+
+// Every process below mpirun (mpirun -vendor is a child subreaper, so the
+// vendor's daemons and ranks come back to it when their parents die).
+std::vector<pid_t> descendants() {
+  std::map<pid_t, std::vector<pid_t>> children;
+  for_each_process_stat([&](pid_t pid, const char* fields) {
     char state = 0;
     int ppid = 0;
-    if (std::sscanf(text.c_str() + close + 1, " %c %d", &state, &ppid) != 2) continue;
-    if (state == 'Z' || state == 'X') continue;  // gone; only its parent can reap it
-    children[ppid].push_back(static_cast<pid_t>(std::atoi(name.c_str())));
-  }
+    if (std::sscanf(fields, " %c %d", &state, &ppid) != 2) return;
+    if (state == 'Z' || state == 'X') return;  // gone; only its parent can reap it
+    children[ppid].push_back(pid);
+  });
   std::vector<pid_t> out;
   std::vector<pid_t> todo{::getpid()};
   while (!todo.empty()) {
@@ -336,28 +346,18 @@ std::vector<pid_t> descendants() {
 // (a local rank and whatever it started), in one pass over /proc: utime +
 // stime of each process, and cutime + cstime of the children it reaped.
 void group_cpu_ticks(std::map<pid_t, unsigned long long>& groups) {
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator("/proc", ec)) {
-    std::string name = entry.path().filename().string();
-    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream stat(entry.path() / "stat");
-    std::string text;
-    std::getline(stat, text);
-    auto close = text.rfind(')');
-    if (close == std::string::npos) continue;
-    // After "(comm)": state ppid pgrp session tty_nr tpgid flags minflt
-    // cminflt majflt cmajflt utime stime cutime cstime (proc(5)).
+  for_each_process_stat([&](pid_t, const char* fields) {
     char state = 0;
     int ppid = 0, pgrp = 0;
     unsigned long long utime = 0, stime = 0;
     long long cutime = 0, cstime = 0;
-    if (std::sscanf(text.c_str() + close + 1, " %c %d %d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %lld %lld",
-                    &state, &ppid, &pgrp, &utime, &stime, &cutime, &cstime) != 7)
-      continue;
+    if (std::sscanf(fields, " %c %d %d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %lld %lld", &state, &ppid, &pgrp,
+                    &utime, &stime, &cutime, &cstime) != 7)
+      return;
     auto it = groups.find(pgrp);
-    if (it == groups.end()) continue;
+    if (it == groups.end()) return;
     it->second += utime + stime + static_cast<unsigned long long>(std::max(0LL, cutime) + std::max(0LL, cstime));
-  }
+  });
 }
 
 // Stops everything left below mpirun: SIGTERM, SIGKILL after `grace`.

@@ -18,6 +18,7 @@
 #include "core/group.hpp"
 #include "core/job_layout.hpp"
 #include "p2p/copy_bytes.hpp"
+#include "request/comm_wait.hpp"
 #include "request/progress_mode.hpp"
 
 namespace gridmpi::request {
@@ -1297,6 +1298,29 @@ void EngineImpl::await_cancel(Request* request) {
   // if the request is released meanwhile (detach_point).
   const std::uint64_t id = s->message_id;
   wait_until([&] { return !cancelling_.contains(id); });
+}
+
+// The request table has no iteration of its own: its user handles are
+// visited in order until every live one has been seen.
+void wait_for_comm(Engine& engine, MPI_Comm comm) {
+  auto pending = [comm](Request& r) {
+    if (r.comm != comm || r.complete) return false;
+    // An unmatched receive is not waited for.
+    if (const PointRequest* p = r.as_point()) return !(p->role == PointRole::recv && p->posted);
+    // A non-blocking collective is; a request made of point-to-point ones
+    // (MPI_Isendrecv) through its parts.
+    return r.kind == RequestKind::collective;
+  };
+  engine.wait_until([&] {
+    const auto& table = request_table();
+    for (std::size_t h = 1, left = table.live_user_objects(); left > 0; ++h) {
+      Request* r = table.find(static_cast<int>(h));
+      if (!r || table.is_predefined(static_cast<int>(h))) continue;
+      if (pending(*r)) return false;
+      --left;
+    }
+    return true;
+  });
 }
 
 void EngineImpl::on_cancel_request(int world, const wire::CancelRequestHeader& h) {

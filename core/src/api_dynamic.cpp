@@ -16,6 +16,8 @@
 #include "core/group.hpp"
 #include "core/info.hpp"
 #include "core/runtime.hpp"
+#include "core/src/api_pt2pt_util.hpp"
+#include "request/comm_wait.hpp"
 
 using namespace gridmpi;
 using namespace gridmpi::core;
@@ -196,15 +198,23 @@ GRIDMPI_WEAK(Lookup_name)
 
 // MPI-3.1 10.5.4: "waits for all pending communication on comm to complete
 // internally, deallocates the communicator object, and sets the handle to
-// MPI_COMM_NULL".  Here every communicator is made by MPI_Comm_free's rules:
-// operations still pending complete normally after the free (MPI-3.1 6.4.3)
-// and the object lives until they have, so nothing is lost by not blocking.
+// MPI_COMM_NULL".  The wait covers what the program may no longer be able
+// to wait for itself: sends (also freed ones and buffered copies), receives
+// a message has matched, non-blocking collectives.  A receive that no message
+// matches yet is not waited for (the standard requires every communication to
+// be matched first; waiting could hang for good): it stays pending as after
+// MPI_Comm_free, which this then is.  No synchronisation beyond that: the
+// communicator has no connections of its own to close.
 // MPI_COMM_NULL is MPI_ERR_COMM (mpi4py's test_exceptions expects it).
 extern "C" int PMPI_Comm_disconnect(MPI_Comm* comm_handle) {
   MPI_Comm h = comm_handle ? *comm_handle : MPI_COMM_NULL;
   return api_call(h, "MPI_Comm_disconnect", [&] {
     require_initialized("MPI_Comm_disconnect");
     require_out(comm_handle, "comm");
+    if (h == MPI_COMM_WORLD || h == MPI_COMM_SELF)
+      throw MpiError(MPI_ERR_COMM, "cannot disconnect MPI_COMM_WORLD or MPI_COMM_SELF");
+    comm(h);  // an invalid handle is MPI_ERR_COMM before any wait
+    request::wait_for_comm(pt2pt::engine(), h);
     comm_free(h);
     *comm_handle = MPI_COMM_NULL;
   });

@@ -37,6 +37,18 @@ def alive(pid):
         return False
 
 
+def finish(proc, timeout):
+    """Waits for a process started by Env.start (killed if it outlives
+    `timeout`, which then raises) and returns its CompletedProcess."""
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
 class Env:
     def __init__(self, build):
         self.build = os.path.abspath(build)
@@ -66,14 +78,7 @@ class Env:
 
     def run(self, args, extra_env=None, timeout=60):
         start = time.monotonic()
-        proc = self.start(args, extra_env)
-        try:
-            out, err = proc.communicate(timeout=timeout)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.communicate()
-        p = subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+        p = finish(self.start(args, extra_env), timeout)
         p.elapsed = time.monotonic() - start
         return p
 

@@ -20,7 +20,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from client_common import Fail, Skip, check, expect_one_line, main  # noqa: E402
+from client_common import Fail, Skip, check, expect_one_line, finish, main  # noqa: E402
 
 CASES = {}
 
@@ -125,16 +125,6 @@ class VerboseServer:
             self.proc.wait()
 
 
-def finish(proc, timeout=90):
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
-
-
 def stray(env, server, args, auth, server_says, mpirun_says):
     """One stray mpirun: it fails alone, quickly, and both sides say why."""
     p = env.run(args, auth, timeout=60)
@@ -191,7 +181,7 @@ def strays_do_not_end_the_job(env):
               "asked to be client 1")
         with open(go, "w"):
             pass
-        results = [finish(p) for p in clients]
+        results = [finish(p, 90) for p in clients]
         clients = []
         status = server.wait()
         for k, r in enumerate(results):
