@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <bit>
 #include <csignal>
 #include <stdexcept>
 #include <utility>
@@ -352,10 +353,22 @@ void ServerState::flush() {
     ++next_label_;
     // A label nobody submitted is not sent: no client waits for it.
     if (mask == 0) continue;
-    broadcast(encode_coll_result(label, mask, data));
+    const std::vector<std::byte> result = encode_coll_result(label, mask, data);
+    if (next_label_ <= standard_labels().size()) {
+      broadcast(result);
+      verbose(fmt::format("sent {} to {} clients (mask 0x{:x}, {} bytes)", label_name(label), clients_.size(), mask,
+                          data.size()));
+    } else {
+      // gridmpi's own label goes to the clients that sent it, and only to
+      // them: another implementation reads an answer to each label it sent
+      // and then DONE, and takes anything else for a protocol error (LAM/MPI
+      // 7.1.4: "expecting IMPI_CMD_DONE from server, got COLL").
+      for (std::size_t rank = 0; rank < clients_.size(); ++rank)
+        if (mask & (1u << rank)) send(*clients_[rank].connection, result);
+      verbose(fmt::format("sent {} to the {} clients that sent it (mask 0x{:x}, {} bytes)", label_name(label),
+                          std::popcount(mask), mask, data.size()));
+    }
     broadcast_.push_back(label);
-    verbose(fmt::format("sent {} to {} clients (mask 0x{:x}, {} bytes)", label_name(label), clients_.size(), mask,
-                        data.size()));
   }
   if (dones_ == settings_.clients && !done_sent_) {
     done_sent_ = true;

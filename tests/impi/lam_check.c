@@ -5,7 +5,9 @@
  *     whose bytes all differ (a byte-order or size mix-up shows): int,
  *     short, double, long (beyond 32 bits when long has 64), char;
  *   - MPI_Barrier;
- *   - MPI_Bcast of ints and doubles from every root in turn;
+ *   - MPI_Bcast of ints and doubles from every root in turn (LAM's ranks
+ *     other than the root come late to the first; a Barrier between the
+ *     two unless LAM_CHECK_BACK_TO_BACK: LAM's own defect, see below);
  *   - MPI_Reduce (sum) to every root in turn, MPI_Allreduce (sum of ints,
  *     max of doubles) on MPI_COMM_WORLD.
  * Prints "lam_check: rank R of N ok" when all is right, else one
@@ -13,6 +15,7 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #define N 5
 static int rank, size, failures;
@@ -100,7 +103,22 @@ int main(int argc, char **argv) {
       ibuf[i] = rank == root ? ival(root, 99, i) : 0;
       dbuf[i] = rank == root ? dval(root, 99, i) : 0;
     }
+#ifdef LAM_MPI
+    /* LAM's ranks come late, so that a root's two messages both wait at
+     * them (the case LAM's collective context gets wrong: impi/README.md,
+     * "LAM/MPI 7.1.4 as another client"). */
+    if (rank != root) usleep(300000);
+#endif
     MPI_Bcast(ibuf, N, MPI_INT, root, MPI_COMM_WORLD);
+#ifndef LAM_CHECK_BACK_TO_BACK
+    /* LAM/MPI 7.1.4 loses the second of two messages of one tag from one
+     * rank on the IMPI collective context when both wait at its rank before
+     * it posts the receive: LAM against LAM hangs here as gridmpi against
+     * LAM does (test_lam.py lam_lam_back_to_back; impi/README.md).  A root
+     * must not run two Bcasts ahead: the Barrier (whose message LAM sends
+     * only once its Bcast receive ended) keeps it one. */
+    MPI_Barrier(MPI_COMM_WORLD);
+#endif
     MPI_Bcast(dbuf, N, MPI_DOUBLE, root, MPI_COMM_WORLD);
     for (i = 0; i < N; ++i) {
       if (ibuf[i] != ival(root, 99, i)) fail("MPI_Bcast of MPI_INT from root", root, i, ival(root, 99, i), ibuf[i]);

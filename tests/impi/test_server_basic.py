@@ -383,8 +383,54 @@ def case_three_clients_slow_and_split(build):
         s.kill()
 
 
+GRIDMPI_DATAREP = 0x47440100
+
+
+def case_lam_client_and_gridmpi_label(build):
+    """Client 0 sends the 14 labels and gridmpi's GRIDMPI_DATAREP, client 1 plays LAM/MPI 7.1.4's
+    recorded labels (lam_recorded.py): LAM gets the 14 answers and DONE, nothing else (it takes
+    anything else for a protocol error), client 0 gets GRIDMPI_DATAREP too, with mask 0x1."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from lam_recorded import LAM_LABELS
+    s = ServerProcess(build, ["-server", "2"])
+    clients = []
+    try:
+        _, port = s.contact()
+        for rank in (0, 1):
+            c = Client(port)
+            check(c.auth(0x1, expect_method=0) == 0, "method")
+            check(c.impi(rank) == 2, "IMPI size")
+            clients.append(c)
+        record = b"GDR1" + bytes([8, 4, 0, 0]) + bytes(range(16))
+        for i, label in enumerate(LABELS):
+            clients[0].coll(label, struct.pack(">i", 1) if label in (C_NPROCS, 0x2200) else value(0, i, 1))
+        clients[0].coll(GRIDMPI_DATAREP, record)
+        clients[0].done()
+        for label in LABELS:
+            clients[1].coll(label, LAM_LABELS[label])
+        clients[1].done()
+        for rank, c in enumerate(clients):
+            for label in LABELS:
+                got = c.read_coll()
+                check(got[0] == label and got[1] == 0x3, f"client {rank}: {got[0]:#x} mask {got[1]:#x}, "
+                                                         f"expected {label:#x} mask 0x3")
+            if rank == 0:
+                check(c.read_coll() == (GRIDMPI_DATAREP, 0x1, record), "client 0: GRIDMPI_DATAREP")
+            c.expect_done()
+        clients[1].expect_open()  # nothing more for LAM before FINI
+        for c in clients:
+            c.fini()
+            c.expect_closed()
+        check(s.wait() == 0, f"exit status {s.proc.returncode}; stderr {s.stderr()!r}")
+    finally:
+        for c in clients:
+            c.close()
+        s.kill()
+
+
 CASES = {
     "contact_line": case_contact_line,
+    "lam_client_and_gridmpi_label": case_lam_client_and_gridmpi_label,
     "two_clients_whole_exchange": case_two_clients_whole_exchange,
     "key_authentication": case_key_authentication,
     "three_clients_slow_and_split": case_three_clients_slow_and_split,
