@@ -652,7 +652,7 @@ MPI_Datatype type_create_f90(int combiner, int p, int r) {
         case 2: base = MPI_INTEGER2; break;
         case 4: base = MPI_INTEGER4; break;
         case 8: base = MPI_INTEGER8; break;
-        case 16: base = MPI_INTEGER16; break;
+        case 16: base = GRIDMPI_INTEGER16; break;
       }
       integers = {r};
       what = "integer kind with range " + std::to_string(r);

@@ -102,7 +102,7 @@ Rule rule_for(MPI_Datatype basic, ExternalFormat format) {
     case MPI_CXX_DOUBLE_COMPLEX:
       return {Conversion::integer, 8, 8, 2};
     case MPI_REAL16:
-    case MPI_INTEGER16:  // a 128-bit value in host byte order, as binary128
+    case GRIDMPI_INTEGER16:  // a 128-bit value in host byte order, as binary128
       return {Conversion::quad, 16, 16, 1};
     case MPI_COMPLEX32:
       return {Conversion::quad, 16, 16, 2};

@@ -144,7 +144,7 @@ constexpr Predefined predefined_types[] = {
     basic<std::complex<double>>(MPI_CXX_DOUBLE_COMPLEX, "MPI_CXX_DOUBLE_COMPLEX", 16),
     basic<std::complex<long double>>(MPI_CXX_LONG_DOUBLE_COMPLEX, "MPI_CXX_LONG_DOUBLE_COMPLEX",
                                      32),
-    basic<int128>(MPI_INTEGER16, "MPI_INTEGER16", 16),
+    basic<int128>(GRIDMPI_INTEGER16, "MPI_INTEGER16", 16),
 };
 
 static_assert(std::size(predefined_types) == GRIDMPI_PREDEFINED_DATATYPE_COUNT - 1,
@@ -265,7 +265,7 @@ MPI_Datatype type_match_size(int typeclass, int size) {
         case 2: return MPI_INTEGER2;
         case 4: return MPI_INTEGER4;
         case 8: return MPI_INTEGER8;
-        case 16: return MPI_INTEGER16;
+        case 16: return GRIDMPI_INTEGER16;
       }
       break;
     case MPI_TYPECLASS_REAL:

@@ -229,7 +229,7 @@ Kernel kernel_for(MPI_Op op, MPI_Datatype type) {
     case MPI_AINT:
     case MPI_OFFSET:
     case MPI_COUNT: return integer_kernel<std::int64_t>(op);
-    case MPI_INTEGER16: return integer_kernel<int128>(op);
+    case GRIDMPI_INTEGER16: return integer_kernel<int128>(op);
     case MPI_UINT8_T: return integer_kernel<std::uint8_t>(op);
     case MPI_UINT16_T: return integer_kernel<std::uint16_t>(op);
     case MPI_UINT32_T: return integer_kernel<std::uint32_t>(op);

@@ -174,6 +174,10 @@ def parse_decls(text):
     return decls
 
 
+# Constants whose Fortran value is not their C one (mpi.h says why).
+FORTRAN_VALUES = {"MPI_INTEGER16": "GRIDMPI_INTEGER16"}
+
+
 def parse_constants(text):
     """Integer #defines of mpi.h, in order: [(name, value)].  A constant cast to
     a wide type (MPI_DISPLACEMENT_CURRENT is an MPI_Offset) is listed as
@@ -181,10 +185,11 @@ def parse_constants(text):
     consts = []
     known = {}
     for line in text.splitlines():
-        m = re.match(r"^#define\s+((?:MPI|IMPI)_\w+)\s+(.*?)\s*(?:/\*.*)?$", line)
+        m = re.match(r"^#define\s+((?:MPI|IMPI|GRIDMPI)_\w+)\s+(.*?)\s*(?:/\*.*)?$", line)
         if not m:
             continue
         name, value = m.group(1), m.group(2).strip()
+        value = FORTRAN_VALUES.get(name, value)
         v = None
         mm = re.match(r"^\(\((MPI_\w+)\)\s*(-?\d+)\)$", value)
         wide_kind = None
@@ -200,6 +205,8 @@ def parse_constants(text):
         if v is None:
             continue  # pointers, strings, function aliases: not Fortran constants
         known[name] = v
+        if name.startswith("GRIDMPI_"):
+            continue  # C names of values Fortran spells otherwise
         consts.append((name, v, wide_kind) if wide_kind else (name, v))
     return consts
 

@@ -136,8 +136,16 @@ typedef struct MPI_Status {
 #define MPI_CXX_FLOAT_COMPLEX ((MPI_Datatype)62)
 #define MPI_CXX_DOUBLE_COMPLEX ((MPI_Datatype)63)
 #define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)64)
-/* Fortran INTEGER(KIND=16) (gfortran), a 128-bit two's complement integer */
-#define MPI_INTEGER16 ((MPI_Datatype)65)
+/* Fortran INTEGER(KIND=16) (gfortran), a 128-bit two's complement integer:
+ * MPI_INTEGER16 in Fortran (mpif.h, the mpi module, fortran/gen_fortran.py).
+ * In C, MPI_INTEGER16 is MPI_DATATYPE_NULL, as in Open MPI (MPICH leaves it
+ * out; the type is optional, MPI-3.1 3.2.2): C programs take a named
+ * MPI_INTEGER16 for a type they can map to a C or NumPy one, and none has 16
+ * bytes (mpi4py's util.dtlib fails with "data type 'i16' not understood").
+ * C reaches the type as GRIDMPI_INTEGER16 or through
+ * MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 16, &type). */
+#define GRIDMPI_INTEGER16 ((MPI_Datatype)65)
+#define MPI_INTEGER16 MPI_DATATYPE_NULL
 #define GRIDMPI_PREDEFINED_DATATYPE_COUNT 66 /* handles below this are predefined */
 
 /* ---- predefined reduction operations ---------------------------------- */

@@ -177,9 +177,19 @@ int main(int argc, char **argv)
         CHECK_INT("MPI_LONG_LONG sent, MPI_LONG_LONG_INT received", -123456789012345LL - partner, r);
     }
 #ifdef __SIZEOF_INT128__
-    /* MPI_INTEGER16 (Fortran INTEGER(KIND=16), usable from C): its name and
-     * size, an exchange, a sum that carries past 64 bits, and
-     * MPI_Type_match_size.  An MPI without it has MPI_DATATYPE_NULL. */
+    /* Fortran's MPI_INTEGER16 (INTEGER(KIND=16)) from C: its name and size,
+     * an exchange, a sum that carries past 64 bits, and
+     * MPI_Type_match_size.  gridmpi names it GRIDMPI_INTEGER16 in C and
+     * makes C's MPI_INTEGER16 MPI_DATATYPE_NULL, as Open MPI does (mpi4py
+     * maps a named MPI_INTEGER16 to NumPy, which has no 16-byte integer);
+     * an MPI without it has MPI_DATATYPE_NULL or no such name. */
+#ifdef GRIDMPI_INTEGER16
+    CHECK(MPI_INTEGER16 == MPI_DATATYPE_NULL, "C's MPI_INTEGER16 is not MPI_DATATYPE_NULL");
+#undef MPI_INTEGER16
+#define MPI_INTEGER16 GRIDMPI_INTEGER16
+#elif !defined(MPI_INTEGER16)
+#define MPI_INTEGER16 MPI_DATATYPE_NULL
+#endif
     if (MPI_INTEGER16 != MPI_DATATYPE_NULL) {
         __extension__ typedef __int128 i128;
         i128 s[3], r[3], sum[3], expect_sum;

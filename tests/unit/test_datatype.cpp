@@ -125,7 +125,7 @@ TEST_CASE("predefined datatypes have the C sizes and extents", "[datatype]") {
       {MPI_2INTEGER, 8, 8, "MPI_2INTEGER"},
       {MPI_INTEGER1, 1, 1, "MPI_INTEGER1"},
       {MPI_INTEGER8, 8, 8, "MPI_INTEGER8"},
-      {MPI_INTEGER16, 16, 16, "MPI_INTEGER16"},
+      {GRIDMPI_INTEGER16, 16, 16, "MPI_INTEGER16"},
       {MPI_REAL16, 16, 16, "MPI_REAL16"},
       {MPI_COMPLEX32, 32, 32, "MPI_COMPLEX32"},
       {MPI_CXX_BOOL, 1, 1, "MPI_CXX_BOOL"},
