@@ -1,35 +1,17 @@
-// The data representation between IMPI clients (impi/datarep.hpp).
+// The data representation between IMPI clients (impi/datarep.hpp): the
+// record and the choice; what this process announces is datarep_local.cpp.
 #include "impi/datarep.hpp"
 
-#include <bit>
 #include <cstring>
-#include <string>
 
-#include "conf/registry.hpp"
-#include "core/datatype.hpp"
 #include "impi/wire.hpp"
 
 namespace gridmpi::impi {
 
 namespace {
 
-const conf::Param<std::string> datarep_param{
-    "impi.datarep", "auto", "",
-    "representation of user data towards other gridmpi clusters: auto (native bytes when both sides hold data "
-    "alike, else external32 with 64-bit long between LP64 clusters, else external32) or external32 (IMPI's "
-    "representation only, as a third-party client would)",
-    conf::Level::tuner};
-
 constexpr std::byte magic[4] = {std::byte{'G'}, std::byte{'D'}, std::byte{'R'}, std::byte{'1'}};
 
-std::uint64_t fnv1a(const std::string& text) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 0x100000001b3ULL;
-  }
-  return h;
-}
 
 }  // namespace
 
@@ -46,6 +28,9 @@ std::array<std::byte, Datarep::size> Datarep::encode() const {
 
 std::optional<Datarep> Datarep::decode(std::span<const std::byte> bytes) {
   if (bytes.size() != size || std::memcmp(bytes.data(), magic, 4) != 0) return std::nullopt;
+  // Only the one encoding of a version-1 record: a flag of 0 or 1, zeros
+  // where the layout has them (anything else is another version's).
+  if (bytes[6] > std::byte{1} || bytes[7] != std::byte{0} || get_u32(bytes.data() + 20) != 0) return std::nullopt;
   Datarep d;
   d.long_size = std::to_integer<std::uint8_t>(bytes[4]);
   d.wchar_size = std::to_integer<std::uint8_t>(bytes[5]);
@@ -53,24 +38,6 @@ std::optional<Datarep> Datarep::decode(std::span<const std::byte> bytes) {
   d.description_size = get_u32(bytes.data() + 8);
   d.description_hash = get_u64(bytes.data() + 12);
   return d;
-}
-
-Datarep Datarep::of_this_process() {
-  const std::string description = core::native_representation();
-  Datarep d;
-  d.long_size = sizeof(long);
-  d.wchar_size = sizeof(wchar_t);
-  d.big_endian = std::endian::native == std::endian::big;
-  d.description_size = static_cast<std::uint32_t>(description.size());
-  d.description_hash = fnv1a(description);
-  return d;
-}
-
-std::optional<Datarep> announced_datarep() {
-  const std::string value = datarep_param.get();
-  if (value == "auto") return Datarep::of_this_process();
-  if (value == "external32") return std::nullopt;
-  throw conf::ConfigError("impi.datarep is \"" + value + "\": use auto or external32");
 }
 
 p2p::DataRepresentation representation_between(const std::optional<Datarep>& mine,

@@ -189,10 +189,14 @@ LocalHost LocalHost::decode(std::string_view text) {
   h.pid = static_cast<std::int64_t>(get_u64(p + 18));
   h.ackmark = get_i32(p + 26);
   h.hiwater = get_i32(p + 30);
-  if (p[34] != std::byte{0}) {
+  if (p[34] == std::byte{1}) {
     h.datarep = Datarep::decode(std::span(p + 35, Datarep::size));
     if (!h.datarep) throw WireError("IMPI host record with an unreadable data representation: a rank of another "
                                     "gridmpi version?");
+  } else if (p[34] != std::byte{0} ||
+             std::any_of(p + 35, p + 35 + Datarep::size, [](std::byte b) { return b != std::byte{0}; })) {
+    throw WireError("IMPI host record with a malformed data representation field: a rank of another gridmpi "
+                    "version?");
   }
   return h;
 }

@@ -7,13 +7,16 @@
 //    Finish every connection is closed;
 //  * what each connection is sent is a well-formed server stream: the 8-byte
 //    AUTH choice of a method the server enables, {IMPI, M}, COLL results of
-//    standard labels in strictly canonical order with a non-empty mask of
+//    known labels in strictly canonical order with a non-empty mask of
 //    joined clients, at most one DONE and nothing after it, whole messages;
 //  * every client receives the same broadcasts (= broadcast_labels()), and
 //    after a clean run (status 0) they are exactly the contributions that
 //    the clients' own streams carry, concatenated in client rank order;
-//  * when the input ends, every peer closes: a server that was sent anything
-//    must then have finished (no waiting forever).
+//  * gridmpi's own label (GRIDMPI_DATAREP) only to the clients that sent
+//    it, after the standard ones;
+//  * when the input ends, every peer closes: a server that had a client
+//    must then have finished (no waiting forever; connections that never
+//    became clients are refused alone and the server waits on).
 //
 // Input (tests/fuzz/fuzz_input.hpp reads it front to back; seeds:
 // make_seeds.cpp):
@@ -25,7 +28,7 @@
 //   limit: max_command_length = 8 * limit (0: the default, 16 MiB).
 //   op % 11: 0 open | 1 bytes conn blob | 2 close conn | 3 signal which |
 //   4 AUTH conn mask:u32 | 5 key conn wrong:u8 [key:u64 when wrong is odd] |
-//   6 IMPI conn rank:u32 | 7 COLL conn label:u8 [code:u32 when label > 14]
+//   6 IMPI conn rank:u32 | 7 COLL conn label:u8 (14: unknown, 15: GRIDMPI_DATAREP) [code:u32 when label > 15]
 //   blob | 8 DONE conn | 9 FINI conn | 10 header conn command:u32 length:u32
 //   conn:u8 picks one of the connections opened so far (conn % count).
 #include <algorithm>
@@ -92,6 +95,7 @@ class Harness {
           std::uint8_t label = in.u8();
           std::int32_t code = label < 14 ? standard_labels()[label].code
                               : label == 14 ? 0x7777
+                              : label == 15 ? label_gridmpi_datarep
                                             : static_cast<std::int32_t>(in.u32());
           Bytes data = in.blob();
           message = encode_coll_contribution(code, data);
@@ -126,10 +130,10 @@ class Harness {
         server_.connection_closed(id);
         collect();
       }
-    bool talked = false;
-    for (const auto& [id, p] : peers_)
-      if (p.fed > 0) talked = true;
-    FUZZ_CHECK(!talked || server_.finished(),
+    // A connection that never became a client is refused alone and the
+    // server goes on waiting for the job's clients (impi/server.hpp); once
+    // one has joined, its leaving ends the job.
+    FUZZ_CHECK(server_.clients_joined() == 0 || server_.finished(),
                "every client is gone but the server has not finished (it would wait forever)");
     check_streams();
     if (server_.exit_status() == 0) check_collation();
@@ -211,6 +215,7 @@ class Harness {
       int last_index = -1;
       std::size_t after_impi = 0;
       std::vector<std::int32_t> labels;
+      Bytes tail;  // what follows the IMPI answer, without gridmpi's own label (sent to its senders only)
       while (at < out.size()) {
         FUZZ_CHECK(!done, where + "something after DONE");
         FUZZ_CHECK(out.size() - at >= CommandHeader::size, where + "a cut command header");
@@ -232,19 +237,26 @@ class Harness {
             FUZZ_CHECK(index > last_index, where + "a label out of canonical order or unknown");
             FUZZ_CHECK(mask != 0 && (mask & ~all) == 0, where + "a mask of no client or of clients beyond M");
             last_index = index;
+            if (code == label_gridmpi_datarep) break;
             labels.push_back(code);
+            tail.insert(tail.end(), out.begin() + static_cast<std::ptrdiff_t>(at),
+                        out.begin() + static_cast<std::ptrdiff_t>(at + CommandHeader::size + h.length));
             break;
           }
           case Command::done:
             FUZZ_CHECK(joined && h.length == 0, where + "DONE before IMPI or with a payload");
             done = true;
+            tail.insert(tail.end(), out.begin() + static_cast<std::ptrdiff_t>(at),
+                        out.begin() + static_cast<std::ptrdiff_t>(at + CommandHeader::size));
             break;
           default: FUZZ_CHECK(false, where + "a command a server never sends");
         }
         at += CommandHeader::size + h.length;
       }
       if (!joined) continue;
-      Bytes tail(out.begin() + static_cast<std::ptrdiff_t>(after_impi), out.end());
+      (void)after_impi;
+      // Refused after {IMPI, M} (a rank out of range) and closed: not a client.
+      if (tail.empty() && p.server_closed) continue;
       if (!broadcasts) {
         broadcasts = tail;
         labels_seen = labels;
@@ -252,16 +264,23 @@ class Harness {
         FUZZ_CHECK(*broadcasts == tail, where + "other broadcasts than another client got: " + hex(*broadcasts));
       }
     }
-    if (broadcasts) FUZZ_CHECK(labels_seen == server_.broadcast_labels(), "broadcast_labels() is not what was sent");
+    std::vector<std::int32_t> standard_broadcasts;
+    for (std::int32_t code : server_.broadcast_labels())
+      if (code != label_gridmpi_datarep) standard_broadcasts.push_back(code);
+    if (broadcasts) FUZZ_CHECK(labels_seen == standard_broadcasts, "broadcast_labels() is not what was sent");
   }
 
   // After a clean run (status 0) every client's stream was valid: each
   // broadcast must be exactly the contributions those streams carry.
   void check_collation() {
     std::map<int, std::map<std::int32_t, Bytes>> contributed;  // client rank -> label -> data
-    auto joined = [](const Peer& p) {  // answered {IMPI, M}: a client (others may be half-way)
-      return p.out.size() >= 20 && get_u32(p.out.data() + 8) == static_cast<std::uint32_t>(Command::impi);
+    // Answered {IMPI, M} and sent more: a client (others may be half-way,
+    // or refused after {IMPI, M}: a rank out of range, impi/server.hpp).  A
+    // client of a run that ended with status 0 was sent DONE at least.
+    auto joined = [](const Peer& p) {
+      return p.out.size() > 20 && get_u32(p.out.data() + 8) == static_cast<std::uint32_t>(Command::impi);
     };
+    std::map<ConnectionId, int> rank_of;
     for (const auto& [id, p] : peers_) {
       if (!joined(p)) continue;
       std::string where = "connection " + std::to_string(id) + " sent " + hex(p.in) + ": ";
@@ -282,9 +301,11 @@ class Harness {
         at += 8 + h.length;
       }
       FUZZ_CHECK(rank >= 0, where + "status 0 but a client without IMPI");
+      rank_of[id] = rank;
     }
-    Bytes expected;
-    for (const auto& info : standard_labels()) {
+    Bytes expected, own_label;
+    std::uint32_t own_mask = 0;
+    for (const auto& info : known_labels()) {
       std::uint32_t mask = 0;
       Bytes data;
       for (const auto& [rank, labels] : contributed)
@@ -294,16 +315,24 @@ class Harness {
         }
       if (mask == 0) continue;
       auto m = encode_coll_result(info.code, mask, data);
+      if (info.code == label_gridmpi_datarep) {
+        own_label = m;
+        own_mask = mask;
+        continue;
+      }
       expected.insert(expected.end(), m.begin(), m.end());
     }
     auto done = encode_done();
-    expected.insert(expected.end(), done.begin(), done.end());
     for (const auto& [id, p] : peers_) {
       if (!joined(p)) continue;
-      // The client's stream: the AUTH choice, {IMPI, M}, then the broadcasts.
+      // The client's stream: the AUTH choice, {IMPI, M}, then the broadcasts;
+      // gridmpi's own label only to the clients that sent it, last.
+      Bytes want = expected;
+      if (own_mask & (1u << rank_of[id])) want.insert(want.end(), own_label.begin(), own_label.end());
+      want.insert(want.end(), done.begin(), done.end());
       Bytes tail(p.out.begin() + 20, p.out.end());
-      FUZZ_CHECK(tail == expected, "connection " + std::to_string(id) + " got " + hex(tail) +
-                                       " but the clients' contributions make " + hex(expected));
+      FUZZ_CHECK(tail == want, "connection " + std::to_string(id) + " got " + hex(tail) +
+                                   " but the clients' contributions make " + hex(want));
     }
   }
 

@@ -95,7 +95,7 @@ void command_stream(std::span<const std::byte> in) {
         auto label = static_cast<std::int32_t>(get_u32(payload.data()));
         int index = label_index(label);
         std::string name = label_name(label);
-        FUZZ_CHECK(index < 0 || name == standard_labels()[static_cast<std::size_t>(index)].name, "label name");
+        FUZZ_CHECK(index < 0 || name == known_labels()[static_cast<std::size_t>(index)].name, "label name");
         encoded = encode_coll_contribution(label, payload.subspan(4));
         if (h.length >= 8) {
           auto as_result = encode_coll_result(label, get_u32(payload.data() + 4), payload.subspan(8));
