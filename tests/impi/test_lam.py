@@ -371,6 +371,22 @@ class Job:
         return "\n".join(text)
 
 
+def check_job(job, topo, name, hung, programs):
+    """Every process ended with status 0 within the time, the three ranks of
+    `programs` (the outputs holding lam_check's lines) said ok, and nothing
+    is left in the namespaces."""
+    report = job.report()
+    say(report)
+    check(not hung, f"{name}: still running after 150 s: {', '.join(hung)}\n{report}")
+    for what in job.procs:
+        check(job.procs[what].returncode == 0, f"{name}: {what} exited {job.procs[what].returncode}\n{report}")
+    lines = sorted(l for w in programs for l in job.output(w)[0].splitlines()
+                   if l.startswith(("lam_check:", "FAIL")))
+    want = sorted(f"lam_check: rank {i} of 3 ok" for i in range(3))
+    check(lines == want, f"{name}: output {lines}, want {want}\n{report}")
+    check_nothing_left(topo)
+
+
 def run_lam_lam(t, topo, name):
     """LAM against LAM, laid out as gridmpi_first with LAM in G's place (1
     rank as client 0 in G, 2 ranks as client 1 in L): what LAM itself does
@@ -383,16 +399,7 @@ def run_lam_lam(t, topo, name):
         hung = job.wait()
     finally:
         job.stop()
-    report = job.report()
-    say(report)
-    check(not hung, f"{name}: still running after 150 s: {', '.join(hung)}\n{report}")
-    for what in job.procs:
-        check(job.procs[what].returncode == 0, f"{name}: {what} exited {job.procs[what].returncode}\n{report}")
-    lines = sorted(l for w in ("lam0", "lam") for l in job.output(w)[0].splitlines()
-                   if l.startswith(("lam_check:", "FAIL")))
-    want = sorted(f"lam_check: rank {i} of 3 ok" for i in range(3))
-    check(lines == want, f"{name}: output {lines}, want {want}\n{report}")
-    check_nothing_left(topo)
+    check_job(job, topo, name, hung, ("lam0", "lam"))
 
 
 def run_job(t, topo, name, gridmpi_client, record=None):
@@ -424,16 +431,7 @@ def run_job(t, topo, name, gridmpi_client, record=None):
             src = os.path.join(job.dir, what)
             if os.path.exists(src):
                 shutil.copy(src, os.path.join(record, to + ".bin"))
-    report = job.report()
-    say(report)
-    check(not hung, f"{name}: still running after 150 s: {', '.join(hung)}\n{report}")
-    for what in job.procs:
-        check(job.procs[what].returncode == 0, f"{name}: {what} exited {job.procs[what].returncode}\n{report}")
-    lines = sorted(l for w in ("gridmpi", "lam") for l in job.output(w)[0].splitlines()
-                   if l.startswith(("lam_check:", "FAIL")))
-    want = sorted(f"lam_check: rank {i} of 3 ok" for i in range(3))
-    check(lines == want, f"{name}: output {lines}, want {want}\n{report}")
-    check_nothing_left(topo)
+    check_job(job, topo, name, hung, ("gridmpi", "lam"))
 
 
 CASES = {
