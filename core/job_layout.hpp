@@ -32,9 +32,10 @@ struct JobLayout {
   // LAM's source and seen on the wire (impi/README.md, "LAM/MPI 7.1.4"):
   //   * user data travels as the sender's native bytes (LAM's processes hand
   //     their native buffers to its IMPI daemon, which forwards them), not as
-  //     external32: LAM's client counts as one of our own representation
-  //     (core/runtime.cpp, impi::JobMap::client_datarep), so data to and from
-  //     its ranks is native, in point-to-point and in the collectives' streams;
+  //     external32: point-to-point with its ranks is native whatever else
+  //     (request/engine.cpp, Peer::native_only), and for the collectives'
+  //     streams LAM counts as a client of this machine's representation
+  //     (core/runtime.cpp, assume_lam_native);
   //   * its IMPI Reduce (and so Allreduce = Reduce + Bcast) sends the global
   //     phase on the communicator's point-to-point context, not on the
   //     collective one (its Barrier and Bcast use the collective one): our

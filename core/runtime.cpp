@@ -25,6 +25,7 @@
 #include "core/group.hpp"
 #include "core/info.hpp"
 #include "core/job_layout.hpp"
+#include "impi/datarep.hpp"
 #include "impi/params.hpp"
 #include "impi/transport.hpp"
 #include "launcher/control_client.hpp"
@@ -102,18 +103,14 @@ std::vector<bool> lam_clients(const JobLayout& layout) {
 
 // LAM/MPI announces no representation, and its processes put their native
 // bytes on the wire (impi/README.md, "LAM/MPI 7.1.4"): a LAM client counts as
-// one whose representation is this process's, so that data to and from its
-// ranks, in point-to-point and in the collectives' streams, is native.  A
-// cluster that announces none itself (impi.datarep = external32) would send
-// LAM external32, which LAM does not read: refuse that combination.
+// one whose representation is this machine's, so that the collectives'
+// streams are native when every other client holds data alike.  Point-to-
+// point with LAM's ranks is native in any case (request/engine.cpp,
+// Peer::native_only), also when this cluster announced no representation
+// (impi.datarep = external32, or a server that drops gridmpi's label).
 void assume_lam_native(impi::JobMap& map, const std::vector<bool>& lam_client) {
-  const std::size_t mine = static_cast<std::size_t>(map.my_client);
-  if (mine >= map.client_datarep.size() || !map.client_datarep[mine])
-    throw MpiError(MPI_ERR_OTHER, "IMPI_LAM_CLIENTS names a LAM/MPI client, which sends and expects native bytes, "
-                                  "but this cluster's impi.datarep is external32 (or its mpirun announced no "
-                                  "representation): leave impi.datarep at auto");
   for (std::size_t c = 0; c < lam_client.size() && c < map.client_datarep.size(); ++c)
-    if (lam_client[c]) map.client_datarep[c] = map.client_datarep[mine];
+    if (lam_client[c]) map.client_datarep[c] = impi::Datarep::of_this_process();
 }
 
 // LAM/MPI's IMPI daemon names a host that connects to it by the connection's

@@ -300,8 +300,8 @@ void EngineImpl::select_transport(int world, Peer& p) {
   p.max_fragment = std::max<std::size_t>(best_caps.max_fragment, 1);
   p.max_frame_payload = std::max(best_caps.max_frame_payload, p.max_fragment);
   const p2p::DataRepresentation representation = best->representation(world);
-  p.external32 = representation != p2p::DataRepresentation::native;
   p.native_only = best_caps.external32 && core::job_layout().lam(world);
+  p.external32 = !p.native_only && representation != p2p::DataRepresentation::native;
   p.format = representation == p2p::DataRepresentation::external64 ? core::ExternalFormat::external64
                                                                     : core::ExternalFormat::external32;
   p.first_fragment = best_caps.rts_carries_first_fragment;
