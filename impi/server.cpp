@@ -350,11 +350,12 @@ void ServerState::flush() {
       slots[rank].reset();
     }
     std::int32_t label = known_labels()[next_label_].code;
+    const bool standard = next_label_ < standard_labels().size();
     ++next_label_;
     // A label nobody submitted is not sent: no client waits for it.
     if (mask == 0) continue;
     const std::vector<std::byte> result = encode_coll_result(label, mask, data);
-    if (next_label_ <= standard_labels().size()) {
+    if (standard) {
       broadcast(result);
       verbose(fmt::format("sent {} to {} clients (mask 0x{:x}, {} bytes)", label_name(label), clients_.size(), mask,
                           data.size()));

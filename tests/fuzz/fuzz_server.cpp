@@ -213,7 +213,6 @@ class Harness {
       std::size_t at = 8;
       bool joined = false, done = false;
       int last_index = -1;
-      std::size_t after_impi = 0;
       std::vector<std::int32_t> labels;
       Bytes tail;  // what follows the IMPI answer, without gridmpi's own label (sent to its senders only)
       while (at < out.size()) {
@@ -227,7 +226,6 @@ class Harness {
             FUZZ_CHECK(!joined && h.length == 4, where + "IMPI twice or of a wrong length");
             FUZZ_CHECK(static_cast<int>(get_u32(payload.data())) == settings_.clients, where + "IMPI not M");
             joined = true;
-            after_impi = at + CommandHeader::size + 4;
             break;
           case Command::coll: {
             FUZZ_CHECK(joined && h.length >= 8, where + "COLL before IMPI or shorter than 8");
@@ -254,7 +252,6 @@ class Harness {
         at += CommandHeader::size + h.length;
       }
       if (!joined) continue;
-      (void)after_impi;
       // Refused after {IMPI, M} (a rank out of range) and closed: not a client.
       if (tail.empty() && p.server_closed) continue;
       if (!broadcasts) {

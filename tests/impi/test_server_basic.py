@@ -204,6 +204,17 @@ class Client:
         self.sock.close()
 
 
+def join_clients(port, n):
+    """n clients with ranks 0..n-1, authenticated with NONE and answered {IMPI, n}."""
+    clients = []
+    for rank in range(n):
+        c = Client(port)
+        clients.append(c)
+        check(c.auth(0x1, expect_method=0) == 0, "method")
+        check(c.impi(rank) == n, "IMPI size")
+    return clients
+
+
 def value(client, label_index, elements=1):
     return b"".join(bytes([client, label_index, e, 0xEE]) for e in range(elements))
 
@@ -263,11 +274,7 @@ def case_two_clients_whole_exchange(build):
     clients = []
     try:
         _, port = s.contact()
-        for rank in (0, 1):
-            c = Client(port)
-            check(c.auth(0x1, expect_method=0) == 0, "method")
-            check(c.impi(rank) == 2, "IMPI size")
-            clients.append(c)
+        clients.extend(join_clients(port, 2))
         nprocs = {0: 2, 1: 3}
         for rank, c in enumerate(clients):
             for i, label in enumerate(LABELS):
@@ -396,11 +403,7 @@ def case_lam_client_and_gridmpi_label(build):
     clients = []
     try:
         _, port = s.contact()
-        for rank in (0, 1):
-            c = Client(port)
-            check(c.auth(0x1, expect_method=0) == 0, "method")
-            check(c.impi(rank) == 2, "IMPI size")
-            clients.append(c)
+        clients.extend(join_clients(port, 2))
         record = b"GDR1" + bytes([8, 4, 0, 0]) + bytes(range(16))
         for i, label in enumerate(LABELS):
             clients[0].coll(label, struct.pack(">i", 1) if label in (C_NPROCS, 0x2200) else value(0, i, 1))

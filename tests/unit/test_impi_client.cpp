@@ -98,6 +98,15 @@ std::map<std::int32_t, Bytes> contributions(const Bytes& sent) {
   return out;
 }
 
+// A server stream ending in DONE with one more COLL result put before it.
+Bytes before_done(Bytes stream, const Bytes& result) {
+  stream.resize(stream.size() - encode_done().size());
+  stream.insert(stream.end(), result.begin(), result.end());
+  Bytes done = encode_done();
+  stream.insert(stream.end(), done.begin(), done.end());
+  return stream;
+}
+
 // The server's broadcasts for clients 0 (other_client) and 1 (ours), plus
 // DONE, as a scripted server would send them.
 Bytes broadcasts(const std::map<std::int32_t, Bytes>& ours, const std::map<std::int32_t, Bytes>& theirs,
@@ -582,14 +591,10 @@ TEST_CASE("IMPI client: GRIDMPI_DATAREP goes after the 14 labels when every rank
   }
   SECTION("gridmpi's server collates it: the records per client") {
     Bytes answer = broadcasts(ours, other_client());
-    Bytes done = encode_done();
-    answer.resize(answer.size() - done.size());
     auto theirs = some_datarep(8, 0x1122334455667788ULL).encode();
     Bytes data(theirs.begin(), theirs.end());
     data.insert(data.end(), record.begin(), record.end());
-    auto m = encode_coll_result(label_gridmpi_datarep, 3, data);
-    answer.insert(answer.end(), m.begin(), m.end());
-    answer.insert(answer.end(), done.begin(), done.end());
+    answer = before_done(answer, encode_coll_result(label_gridmpi_datarep, 3, data));
     h.feed(answer, false);
     CHECK(h.failures.empty());
     REQUIRE(h.complete.size() == 1);
@@ -642,11 +647,7 @@ TEST_CASE("IMPI job map: a GRIDMPI_DATAREP of the wrong length is ignored, not a
   h.hosts();
   auto ours = contributions(h.take_sent());
   Bytes answer = broadcasts(ours, other_client());
-  Bytes done = encode_done();
-  answer.resize(answer.size() - done.size());
-  auto m = encode_coll_result(label_gridmpi_datarep, 3, Bytes(30));
-  answer.insert(answer.end(), m.begin(), m.end());
-  answer.insert(answer.end(), done.begin(), done.end());
+  answer = before_done(answer, encode_coll_result(label_gridmpi_datarep, 3, Bytes(30)));
   h.feed(answer, false);
   CHECK(h.failures.empty());
   REQUIRE(h.complete.size() == 1);
