@@ -13,6 +13,7 @@
 #pragma once
 #include <mpi.h>
 
+#include <functional>
 #include <new>
 #include <string>
 
@@ -59,6 +60,9 @@ int api_call(MPI_Comm comm, const char* function, Body&& body) noexcept {
     return handle_error(comm, error_class, function, message);
   }, body);
 }
+
+// For MPI_Init, MPI_Init_thread and MPI_Session_init (core/src/api_env.cpp).
+int lifecycle_call(const char* function, const std::function<void()>& body) noexcept;
 
 // An output argument must not be NULL (MPI_ERR_ARG).
 inline void require_out(const void* p, const char* name) {

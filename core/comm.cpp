@@ -631,12 +631,15 @@ MPI_Comm comm_create(Comm& parent, const Group& g) {
   return inherit_errhandler(parent, make_intra(ids, std::move(group)).handle);
 }
 
-MPI_Comm comm_create_group(Comm& parent, const Group& g, int tag) {
-  require_intra(parent, "MPI_Comm_create_group");
-  if (tag < 0) throw MpiError(MPI_ERR_TAG, fmt::format("tag {} is negative", tag));
+namespace {
+
+// MPI_Comm_create_group's work, its messages on parent's collective context
+// with internal_tag.
+MPI_Comm create_group_on(Comm& parent, const Group& g, int internal_tag, const char* function) {
   int me = g.rank_of_world(my_world_rank());
   if (me == MPI_UNDEFINED)
-    throw MpiError(MPI_ERR_GROUP, "the calling process is not in the group (only members call MPI_Comm_create_group)");
+    throw MpiError(MPI_ERR_GROUP, fmt::format("the calling process is not in the group (only members call {})",
+                                              function));
   const int n = g.size();
   std::vector<int> parent_rank(n);
   for (int i = 0; i < n; ++i) {
@@ -645,8 +648,6 @@ MPI_Comm comm_create_group(Comm& parent, const Group& g, int tag) {
       throw MpiError(MPI_ERR_GROUP, fmt::format("the group contains world rank {}, which is not in the communicator",
                                                 g.members[i]));
   }
-  // Distinct user tags keep concurrent calls with overlapping groups apart.
-  const int internal_tag = (1 << 30) | (tag & ((1 << 30) - 1));
   // Binomial reduce (AND, or MAX under the IMPI rule) to group rank 0, then
   // binomial broadcast back.
   AndAll and_all = [&](std::uint64_t* words, int count) {
@@ -673,6 +674,56 @@ MPI_Comm comm_create_group(Comm& parent, const Group& g, int tag) {
   std::vector<std::uint32_t> ids = settle_contexts(offer, 1, true, seed, and_all);
   auto group = std::make_shared<Group>(make_group(g.members, my_world_rank()));
   return inherit_errhandler(parent, make_intra(ids, std::move(group)).handle);
+}
+
+// The internal tags on a parent's collective context: MPI_Comm_create_group
+// with user tag t uses (1 << 30) | (t mod 2^29), the session constructors
+// (1 << 30) | (1 << 29) | (a hash of the string tag mod 2^29).
+constexpr int create_group_tag_bits = (1 << 29) - 1;
+
+int stringtag_tag(const std::string& stringtag) {
+  std::uint64_t h = 1469598103934665603ull;  // FNV-1a
+  for (unsigned char ch : stringtag) h = (h ^ ch) * 1099511628211ull;
+  return (1 << 30) | (1 << 29) | static_cast<int>((h ^ (h >> 29) ^ (h >> 58)) & create_group_tag_bits);
+}
+
+}  // namespace
+
+MPI_Comm comm_create_group(Comm& parent, const Group& g, int tag) {
+  require_intra(parent, "MPI_Comm_create_group");
+  if (tag < 0) throw MpiError(MPI_ERR_TAG, fmt::format("tag {} is negative", tag));
+  // Distinct user tags keep concurrent calls with overlapping groups apart.
+  return create_group_on(parent, g, (1 << 30) | (tag & create_group_tag_bits), "MPI_Comm_create_group");
+}
+
+MPI_Comm comm_create_from_group(const Group& g, const std::string& stringtag) {
+  // Every process of a session's group is in MPI_COMM_WORLD, which the
+  // runtime always has (the user may not be able to use it).
+  return create_group_on(comm(MPI_COMM_WORLD), g, stringtag_tag(stringtag), "MPI_Comm_create_from_group");
+}
+
+MPI_Comm intercomm_create_from_groups(const Group& local, int local_leader, const Group& remote, int remote_leader,
+                                      const std::string& stringtag) {
+  if (local_leader < 0 || local_leader >= local.size())
+    throw MpiError(MPI_ERR_RANK, fmt::format("local_leader {} is not a rank of the local group (size {})",
+                                             local_leader, local.size()));
+  if (remote_leader < 0 || remote_leader >= remote.size())
+    throw MpiError(MPI_ERR_RANK, fmt::format("remote_leader {} is not a rank of the remote group (size {})",
+                                             remote_leader, remote.size()));
+  Comm& world = comm(MPI_COMM_WORLD);
+  const int tag = stringtag_tag(stringtag);
+  MPI_Comm local_comm = create_group_on(world, local, tag, "MPI_Intercomm_create_from_groups");
+  MPI_Comm inter = MPI_COMM_NULL;
+  try {
+    // The leaders talk on MPI_COMM_WORLD (its world ranks are the group
+    // members) with the string tag's internal tag.
+    inter = intercomm_create(comm(local_comm), local_leader, world, remote.world_rank(remote_leader), tag);
+  } catch (...) {
+    comm_free(local_comm);
+    throw;
+  }
+  comm_free(local_comm);
+  return inter;
 }
 
 MPI_Comm intercomm_create(Comm& local_comm, int local_leader, Comm& peer_comm, int remote_leader, int tag) {

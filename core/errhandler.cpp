@@ -27,7 +27,7 @@ struct ClassText {
   const char* text;
 };
 
-// Index = error class (58..73: the MPI_T return codes); MPI_ERR_LASTCODE closes the range.
+// Index = error class (58..73: the MPI_T return codes; 74..77: MPI-4.0's); MPI_ERR_LASTCODE closes the range.
 constexpr std::array<ClassText, MPI_ERR_LASTCODE + 1> builtin_classes = {{
     {"MPI_SUCCESS", "no error"},
     {"MPI_ERR_BUFFER", "invalid buffer pointer"},
@@ -103,6 +103,10 @@ constexpr std::array<ClassText, MPI_ERR_LASTCODE + 1> builtin_classes = {{
     {"MPI_T_ERR_PVAR_NO_ATOMIC", "performance variable cannot be read and reset atomically"},
     {"MPI_T_ERR_INVALID_NAME", "no tool information interface variable or category of that name"},
     {"MPI_T_ERR_INVALID", "invalid use of the tool information interface"},
+    {"MPI_ERR_SESSION", "invalid session"},
+    {"MPI_ERR_PROC_ABORTED", "a process this operation needs has aborted"},
+    {"MPI_ERR_VALUE_TOO_LARGE", "a value is too large to be returned in the argument given"},
+    {"MPI_ERR_ERRHANDLER", "invalid error handler"},
     {"MPI_ERR_LASTCODE", "last built-in error code"},
 }};
 
@@ -146,7 +150,7 @@ int clamp_exit_code(int code) noexcept {
 HandleTable<Errhandler>& errhandler_table() {
   static HandleTable<Errhandler>& table = [] () -> HandleTable<Errhandler>& {
     static HandleTable<Errhandler> t(MPI_ERR_ARG);
-    for (MPI_Errhandler h : {MPI_ERRORS_ARE_FATAL, MPI_ERRORS_RETURN}) {
+    for (MPI_Errhandler h : {MPI_ERRORS_ARE_FATAL, MPI_ERRORS_RETURN, MPI_ERRORS_ABORT}) {
       auto e = std::make_unique<Errhandler>();
       e->handle = h;
       t.put_at(h, std::move(e));

@@ -185,6 +185,13 @@ MPI_Comm comm_create(Comm& parent, const Group& group);
 MPI_Comm comm_create_group(Comm& parent, const Group& group, int tag);
 // MPI_Intercomm_create: collective over local_comm and the two leaders
 // (which talk on peer_comm with the user's tag).
+// MPI-4.0 MPI_Comm_create_from_group / MPI_Intercomm_create_from_groups:
+// collective over the group(s) only, their messages on MPI_COMM_WORLD's
+// collective context with an internal tag derived from the string tag.
+// The errhandler is the caller's to set.
+MPI_Comm comm_create_from_group(const Group& group, const std::string& stringtag);
+MPI_Comm intercomm_create_from_groups(const Group& local, int local_leader, const Group& remote, int remote_leader,
+                                      const std::string& stringtag);
 MPI_Comm intercomm_create(Comm& local_comm, int local_leader, Comm& peer_comm, int remote_leader, int tag);
 // MPI_Intercomm_merge: collective over both groups of the intercommunicator.
 MPI_Comm intercomm_merge(Comm& intercomm, bool high);

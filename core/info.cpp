@@ -79,6 +79,9 @@ std::vector<std::string> command_line_from_proc() {
   return args;
 }
 
+
+}  // namespace
+
 std::string thread_level_name(int level) {
   switch (level) {
     case MPI_THREAD_SINGLE: return "MPI_THREAD_SINGLE";
@@ -87,8 +90,6 @@ std::string thread_level_name(int level) {
     default: return "MPI_THREAD_MULTIPLE";
   }
 }
-
-}  // namespace
 
 std::vector<std::pair<std::string, std::string>> startup_info(int argc, char** argv, int world_size,
                                                               int thread_level, const std::string& host) {

@@ -22,6 +22,8 @@ struct Info {
   void erase(const std::string& key);  // throws MPI_ERR_INFO_NOKEY when absent
 };
 
+// "MPI_THREAD_MULTIPLE" for MPI_THREAD_MULTIPLE (MPI_INFO_ENV's and a session's thread_level).
+std::string thread_level_name(int level);
 HandleTable<Info>& info_table();  // MPI_INFO_ENV always present
 Info& info(MPI_Info handle);      // throws MpiError(MPI_ERR_INFO)
 // Fills MPI_INFO_ENV (command, argv, maxprocs, soft, host, arch, wdir,

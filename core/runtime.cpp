@@ -11,6 +11,7 @@
 #include <new>
 #include <numeric>
 #include <stdexcept>
+#include <mutex>
 #include <thread>
 
 #include <fmt/format.h>
@@ -39,7 +40,17 @@ namespace {
 
 // Atomic: MPI_Initialized and MPI_Finalized may be called from any thread at
 // any time, also before the big lock is enabled.
+// current_state is the runtime's (up from the first MPI_Init or
+// MPI_Session_init to the last of MPI_Finalize and MPI_Session_finalize);
+// world_state is the world model's alone (MPI_Initialized, MPI_Finalized).
 std::atomic<State> current_state{State::not_initialized};
+std::atomic<State> world_state{State::not_initialized};
+// Sessions not finalized yet.  Session and world starts and ends take
+// lifecycle_mutex (inside the big lock when that is enabled), so that
+// threads starting sessions at once start the runtime once.
+int open_sessions = 0;
+bool stopping = false;  // the runtime is shutting down
+std::mutex lifecycle_mutex;
 std::unique_ptr<Runtime> the_runtime;
 // The control connection while MPI_Init runs (the runtime is not published yet).
 launcher::ControlClient* init_control = nullptr;
@@ -203,6 +214,7 @@ void build_predefined_communicators(const Runtime& rt) {
 }  // namespace
 
 State state() noexcept { return current_state; }
+State world_model_state() noexcept { return world_state; }
 
 const JobLayout& job_layout() noexcept { return the_layout; }
 void set_job_layout(JobLayout layout) { the_layout = std::move(layout); }
@@ -269,10 +281,10 @@ const conf::Param<bool> no_flush_param{
     "keep stdout fully buffered when it is not a terminal (default: line-buffered from MPI_Init)",
     conf::Level::tuner, {"_YAMPI_NOFLUSH"}};
 
-int initialize(int required_thread_level, int* argc, char*** argv) {
-  if (current_state == State::initialized) throw MpiError(MPI_ERR_OTHER, "mpi is already initialized");
-  if (current_state == State::finalized)
-    throw MpiError(MPI_ERR_OTHER, "mpi cannot be initialized again after MPI_Finalize");
+namespace {
+
+// Wires the process up: the first MPI_Init or MPI_Session_init.
+int start_runtime(int required_thread_level, int* argc, char*** argv) {
   log();  // sets up the logger (level from GRIDMPI_LOG_LEVEL)
   // A rank's stdout is a pipe to mpirun, hence fully buffered by default:
   // what a rank printed before crashing would be lost.  GridMPI line-buffers
@@ -408,17 +420,10 @@ int initialize(int required_thread_level, int* argc, char*** argv) {
   return the_runtime->thread_level;
 }
 
-void finalize() {
+// Shuts the process's MPI down: the last of MPI_Finalize and
+// MPI_Session_finalize.
+void stop_runtime() {
   Runtime& rt = runtime();
-  // MPI-2.2: MPI_Finalize first frees the attributes of MPI_COMM_SELF (their
-  // callbacks may still communicate), then those of MPI_COMM_WORLD.
-  for (MPI_Comm c : {MPI_COMM_SELF, MPI_COMM_WORLD}) {
-    try {
-      delete_all_comm_attributes(comm(c));
-    } catch (const MpiError& e) {
-      log().warn("MPI_Finalize: an attribute delete callback on {} failed: {}", comm(c).name, e.what());
-    }
-  }
   // Completes the pending work of every rank before the transports close.
   if (rt.world_size > 1) coll::barrier(comm(MPI_COMM_WORLD));
   rt.engine->shutdown();
@@ -434,6 +439,88 @@ void finalize() {
   // The vendor MPI (mpirun -vendor) ends last: the engine and its vendor
   // transport are gone now.
   p2p::vendor::close_process_library();
+}
+
+const char* const ended_text =
+    "mpi has ended in this process (MPI_Finalize, or the last MPI_Session_finalize, shut it down) and "
+    "cannot be started again";
+
+}  // namespace
+
+// Locking (core/README.md, "sessions"): lifecycle_mutex guards the counts
+// and states and is held while the runtime starts, never while it stops
+// and never across a call that may wait for messages (a wait gives the big
+// lock away, and a thread holding the big lock must not then block on this
+// mutex).  Starting runs before the big lock is enabled, so the callers of
+// initialize and session_started do not hold the big lock; stopping runs
+// under the big lock, after `stopping` turned later starts away.
+int initialize(int required_thread_level, int* argc, char*** argv) {
+  std::lock_guard<std::mutex> hold(lifecycle_mutex);
+  if (world_state == State::initialized) throw MpiError(MPI_ERR_OTHER, "mpi is already initialized");
+  if (world_state == State::finalized)
+    throw MpiError(MPI_ERR_OTHER, "mpi cannot be initialized again after MPI_Finalize");
+  if (current_state == State::finalized || stopping) throw MpiError(MPI_ERR_OTHER, ended_text);
+  int provided = 0;
+  if (current_state == State::initialized) {
+    // A session started the runtime: the world model joins it, at the
+    // thread level it has.
+    ApiLock lock;
+    provided = the_runtime->thread_level;
+    fill_info_env(argc, argv, the_runtime->world_size, provided, the_runtime->processor_name);
+  } else {
+    provided = start_runtime(required_thread_level, argc, argv);
+  }
+  world_state = State::initialized;
+  return provided;
+}
+
+void finalize() {
+  {
+    std::lock_guard<std::mutex> hold(lifecycle_mutex);
+    if (world_state != State::initialized)
+      throw MpiError(MPI_ERR_OTHER, world_state == State::finalized ? "MPI_Finalize was called already"
+                                                                     : "called before MPI_Init");
+  }
+  // MPI-2.2: MPI_Finalize first frees the attributes of MPI_COMM_SELF (their
+  // callbacks may still communicate), then those of MPI_COMM_WORLD.
+  for (MPI_Comm c : {MPI_COMM_SELF, MPI_COMM_WORLD}) {
+    try {
+      delete_all_comm_attributes(comm(c));
+    } catch (const MpiError& e) {
+      log().warn("MPI_Finalize: an attribute delete callback on {} failed: {}", comm(c).name, e.what());
+    }
+  }
+  {
+    std::lock_guard<std::mutex> hold(lifecycle_mutex);
+    world_state = State::finalized;
+    // Sessions still open keep the runtime up until the last one ends.
+    if (open_sessions > 0) return;
+    stopping = true;
+  }
+  stop_runtime();
+}
+
+int session_started() {
+  std::lock_guard<std::mutex> hold(lifecycle_mutex);
+  if (current_state == State::finalized || stopping) throw MpiError(MPI_ERR_OTHER, ended_text);
+  // A runtime that a session starts offers every thread level: a later
+  // session (or MPI_Init_thread) may ask for MPI_THREAD_MULTIPLE, and the
+  // level cannot be raised once threads use MPI.
+  int provided = current_state == State::initialized ? the_runtime->thread_level
+                                                     : start_runtime(MPI_THREAD_MULTIPLE, nullptr, nullptr);
+  ++open_sessions;
+  return provided;
+}
+
+void session_ended() {
+  {
+    std::lock_guard<std::mutex> hold(lifecycle_mutex);
+    if (open_sessions > 0) --open_sessions;
+    if (open_sessions > 0 || world_state == State::initialized || current_state != State::initialized) return;
+    stopping = true;
+  }
+  ApiLock lock;
+  stop_runtime();
 }
 
 }  // namespace gridmpi::core

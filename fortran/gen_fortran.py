@@ -74,10 +74,10 @@ CAPPED_BY_STRING = {"valuelen"}  # an int limit on an output string: capped at i
 # Callback types whose Fortran form (arguments by reference) is the C one.
 PASS_THROUGH_CALLBACKS = {"MPI_User_function", "MPI_Comm_errhandler_function", "MPI_Comm_errhandler_fn",
                           "MPI_Handler_function", "MPI_Win_errhandler_function",
-                          "MPI_File_errhandler_function"}
+                          "MPI_File_errhandler_function", "MPI_Session_errhandler_function"}
 
 HANDLE_TYPES = {"int", "MPI_Comm", "MPI_Group", "MPI_Datatype", "MPI_Op", "MPI_Request", "MPI_Errhandler",
-                "MPI_Info", "MPI_Win", "MPI_File", "MPI_Message", "MPI_Fint"}
+                "MPI_Info", "MPI_Win", "MPI_File", "MPI_Message", "MPI_Session", "MPI_Fint"}
 WIDE_TYPES = {"MPI_Aint", "MPI_Offset", "MPI_Count"}
 
 # Fortran-only constants (besides those derived from the MPI_Status layout).

@@ -31,6 +31,7 @@ typedef int MPI_Info;
 typedef int MPI_Win;
 typedef int MPI_File;
 typedef int MPI_Message;
+typedef int MPI_Session;
 typedef long MPI_Aint;
 typedef long long MPI_Offset;
 typedef long long MPI_Count;
@@ -64,6 +65,9 @@ typedef struct MPI_Status {
 #define MPI_FILE_NULL ((MPI_File)0)
 #define MPI_MESSAGE_NULL ((MPI_Message)0)
 #define MPI_MESSAGE_NO_PROC ((MPI_Message)1)
+#define MPI_SESSION_NULL ((MPI_Session)0)
+/* MPI-4.0: like MPI_ERRORS_ARE_FATAL (gridmpi ends the whole job either way). */
+#define MPI_ERRORS_ABORT ((MPI_Errhandler)3)
 
 /* ---- predefined datatypes (numbering is part of the ABI; see
  *      core/datatype_predefined.cpp, which must list them in this order) -- */
@@ -181,6 +185,8 @@ typedef struct MPI_Status {
 #define MPI_MAX_INFO_VAL 1024
 #define MPI_MAX_PORT_NAME 256
 #define MPI_MAX_DATAREP_STRING 128
+#define MPI_MAX_PSET_NAME_LEN 256
+#define MPI_MAX_STRINGTAG_LEN 256
 
 #define MPI_IN_PLACE ((void *)-1)
 #define MPI_BOTTOM ((void *)0)
@@ -248,6 +254,9 @@ extern int mpi_fortran_weights_empty_[1];
 #define MPI_TYPECLASS_COMPLEX 3
 
 #define MPI_COMM_TYPE_SHARED 1
+/* MPI-4.0 */
+#define MPI_COMM_TYPE_HW_GUIDED 2
+#define MPI_COMM_TYPE_HW_UNGUIDED 3
 
 /* predefined attribute keys */
 #define MPI_TAG_UB 1
@@ -345,7 +354,12 @@ extern int mpi_fortran_weights_empty_[1];
 #define MPI_T_ERR_PVAR_NO_ATOMIC 71
 #define MPI_T_ERR_INVALID_NAME 72
 #define MPI_T_ERR_INVALID 73
-#define MPI_ERR_LASTCODE 74
+/* MPI-4.0 */
+#define MPI_ERR_SESSION 74
+#define MPI_ERR_PROC_ABORTED 75
+#define MPI_ERR_VALUE_TOO_LARGE 76
+#define MPI_ERR_ERRHANDLER 77
+#define MPI_ERR_LASTCODE 78
 
 /* ---- callback types ---------------------------------------------------- */
 typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
@@ -354,6 +368,7 @@ typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
 typedef MPI_Comm_errhandler_function MPI_Handler_function;
 typedef void MPI_Win_errhandler_function(MPI_Win *, int *, ...);
 typedef void MPI_File_errhandler_function(MPI_File *, int *, ...);
+typedef void MPI_Session_errhandler_function(MPI_Session *, int *, ...);
 typedef int MPI_Comm_copy_attr_function(MPI_Comm oldcomm, int comm_keyval, void *extra_state,
                                         void *attribute_val_in, void *attribute_val_out, int *flag);
 typedef int MPI_Comm_delete_attr_function(MPI_Comm comm, int comm_keyval, void *attribute_val,
@@ -639,6 +654,22 @@ GRIDMPI_DECL(int, Comm_idup, (MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req
 GRIDMPI_DECL(int, Comm_idup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request))
 GRIDMPI_DECL(int, Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm))
 GRIDMPI_DECL(int, Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm))
+/* MPI-4.0 sessions (core/src/api_session.cpp) */
+GRIDMPI_DECL(int, Session_init, (MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session))
+GRIDMPI_DECL(int, Session_finalize, (MPI_Session *session))
+GRIDMPI_DECL(int, Session_get_num_psets, (MPI_Session session, MPI_Info info, int *npset_names))
+GRIDMPI_DECL(int, Session_get_nth_pset, (MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name))
+GRIDMPI_DECL(int, Session_get_info, (MPI_Session session, MPI_Info *info_used))
+GRIDMPI_DECL(int, Session_get_pset_info, (MPI_Session session, const char *pset_name, MPI_Info *info))
+GRIDMPI_DECL(int, Session_create_errhandler, (MPI_Session_errhandler_function *session_errhandler_fn, MPI_Errhandler *errhandler))
+GRIDMPI_DECL(int, Session_set_errhandler, (MPI_Session session, MPI_Errhandler errhandler))
+GRIDMPI_DECL(int, Session_get_errhandler, (MPI_Session session, MPI_Errhandler *errhandler))
+GRIDMPI_DECL(int, Session_call_errhandler, (MPI_Session session, int errorcode))
+GRIDMPI_DECL(int, Group_from_session_pset, (MPI_Session session, const char *pset_name, MPI_Group *newgroup))
+GRIDMPI_DECL(int, Comm_create_from_group, (MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newcomm))
+GRIDMPI_DECL(int, Intercomm_create_from_groups, (MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newintercomm))
+GRIDMPI_DECL(MPI_Fint, Session_c2f, (MPI_Session session))
+GRIDMPI_DECL(MPI_Session, Session_f2c, (MPI_Fint session))
 GRIDMPI_DECL(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *newcomm))
 GRIDMPI_DECL(int, Comm_split_type, (MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm))
 GRIDMPI_DECL(int, Comm_free, (MPI_Comm *comm))

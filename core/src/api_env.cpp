@@ -4,6 +4,7 @@
 #include <cstdarg>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 
 #include <fmt/format.h>
 
@@ -33,13 +34,33 @@ std::string library_version() {
 
 }  // namespace
 
+namespace gridmpi::core {
+
+// Like api_call, without taking the big lock: MPI_Init and MPI_Session_init
+// may start the runtime, which another thread may be starting at the same
+// time (runtime.cpp, "Locking").  The error handler still runs under it.
+int lifecycle_call(const char* function, const std::function<void()>& body) noexcept {
+  try {
+    body();
+    return MPI_SUCCESS;
+  } catch (const MpiError& e) {
+    ApiLock lock;
+    return handle_error(MPI_COMM_WORLD, e.error_class(), function, e.what());
+  } catch (const std::exception& e) {
+    ApiLock lock;
+    return handle_error(MPI_COMM_WORLD, MPI_ERR_INTERN, function, e.what());
+  }
+}
+
+}  // namespace gridmpi::core
+
 extern "C" int PMPI_Init(int* argc, char*** argv) {
-  return api_call(MPI_COMM_WORLD, "MPI_Init", [&] { initialize(MPI_THREAD_SINGLE, argc, argv); });
+  return lifecycle_call("MPI_Init", [&] { initialize(MPI_THREAD_SINGLE, argc, argv); });
 }
 GRIDMPI_WEAK(Init)
 
 extern "C" int PMPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
-  return api_call(MPI_COMM_WORLD, "MPI_Init_thread", [&] {
+  return lifecycle_call("MPI_Init_thread", [&] {
     require(provided != nullptr, MPI_ERR_ARG, "provided is a null pointer");
     if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE)
       throw MpiError(MPI_ERR_ARG, fmt::format("required thread level {} is not one of MPI_THREAD_SINGLE.."
@@ -53,8 +74,9 @@ GRIDMPI_WEAK(Init_thread)
 extern "C" int PMPI_Initialized(int* flag) {
   return api_call(MPI_COMM_WORLD, "MPI_Initialized", [&] {
     require(flag != nullptr, MPI_ERR_ARG, "flag is a null pointer");
-    // True from MPI_Init on, also after MPI_Finalize (the standard's definition).
-    *flag = state() != State::not_initialized;
+    // True from MPI_Init on, also after MPI_Finalize (the standard's
+    // definition); sessions alone do not initialize the world model.
+    *flag = world_model_state() != State::not_initialized;
   });
 }
 GRIDMPI_WEAK(Initialized)
@@ -62,7 +84,7 @@ GRIDMPI_WEAK(Initialized)
 extern "C" int PMPI_Finalized(int* flag) {
   return api_call(MPI_COMM_WORLD, "MPI_Finalized", [&] {
     require(flag != nullptr, MPI_ERR_ARG, "flag is a null pointer");
-    *flag = state() == State::finalized;
+    *flag = world_model_state() == State::finalized;
   });
 }
 GRIDMPI_WEAK(Finalized)

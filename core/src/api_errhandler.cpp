@@ -166,3 +166,12 @@ extern "C" int PMPI_Add_error_string(int errorcode, const char* string) {
   });
 }
 GRIDMPI_WEAK(Add_error_string)
+
+// MPI-4.0: may be called before MPI_Session_init (its result is passed to it).
+extern "C" int PMPI_Session_create_errhandler(MPI_Session_errhandler_function* fn, MPI_Errhandler* errhandler_out) {
+  return api_call(MPI_COMM_WORLD, "MPI_Session_create_errhandler", [&] {
+    require(errhandler_out != nullptr, MPI_ERR_ARG, "errhandler is a null pointer");
+    *errhandler_out = create_errhandler(reinterpret_cast<MPI_Comm_errhandler_function*>(fn));
+  });
+}
+GRIDMPI_WEAK(Session_create_errhandler)
