@@ -1,11 +1,16 @@
 // C API: communicators (MPI-3.1 sections 6.4 and 6.8).
 #include <algorithm>
 #include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "core/api.hpp"
+#include "core/coll/coll.hpp"
 #include "core/group.hpp"
+#include "core/hw_resource.hpp"
 #include "core/info.hpp"
 #include "core/runtime.hpp"
 #include "request/request.hpp"
@@ -179,26 +184,89 @@ extern "C" int PMPI_Comm_get_info(MPI_Comm comm_handle, MPI_Info* info_used) {
 }
 GRIDMPI_WEAK(Comm_get_info)
 
+namespace {
+
+// The color of MPI_COMM_TYPE_SHARED: processes on one host share memory;
+// the color is the lowest world rank on this process's host.
+int host_color() {
+  const Runtime& rt = runtime();
+  const std::string& mine = rt.host_names.at(rt.world_rank);
+  return static_cast<int>(std::find(rt.host_names.begin(), rt.host_names.end(), mine) - rt.host_names.begin());
+}
+
+// Splits parent by host, then each host's part by the instance of `type`
+// this process is in (MPI_COMM_NULL when in none).  Collective over parent.
+MPI_Comm split_by_resource(Comm& parent, const std::string& type, int key) {
+  if (hw_resource_is_host(type)) return comm_split(parent, host_color(), key);
+  MPI_Comm host = comm_split(parent, host_color(), key);
+  std::optional<long> instance = hw_resource_instance(type);
+  int color = instance && *instance >= 0 && *instance < (1L << 30) ? static_cast<int>(*instance) : MPI_UNDEFINED;
+  MPI_Comm result = MPI_COMM_NULL;
+  try {
+    result = comm_split(comm(host), color, key);
+  } catch (...) {
+    comm_free(host);
+    throw;
+  }
+  comm_free(host);
+  return result;
+}
+
+// MPI_COMM_TYPE_HW_UNGUIDED: the first resource type, from the host down,
+// whose split gives every process of parent a communicator smaller than
+// parent; its name goes into info (when not MPI_INFO_NULL).
+MPI_Comm split_unguided(Comm& parent, int key, MPI_Info info_handle) {
+  std::vector<std::string> types = {"machine"};
+  for (const std::string& t : hw_resource_types()) types.push_back(t);
+  for (const std::string& type : types) {
+    MPI_Comm sub = split_by_resource(parent, type, key);
+    int ok = sub != MPI_COMM_NULL && comm(sub).size < parent.size ? 1 : 0, all = 0;
+    coll::allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, parent);
+    if (all) {
+      if (info_handle != MPI_INFO_NULL) info(info_handle).set("mpi_hw_resource_type", type);
+      return sub;
+    }
+    if (sub != MPI_COMM_NULL) comm_free(sub);
+  }
+  return MPI_COMM_NULL;
+}
+
+}  // namespace
+
 extern "C" int PMPI_Comm_split_type(MPI_Comm comm_handle, int split_type, int key, MPI_Info info_handle,
                                     MPI_Comm* newcomm) {
   return api_call(comm_handle, "MPI_Comm_split_type", [&] {
     require_initialized("MPI_Comm_split_type");
     require_out(newcomm, "newcomm");
     Comm& parent = comm(comm_handle);
-    if (info_handle != MPI_INFO_NULL) info(info_handle);  // validates; no hints are used
-    if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
-      throw MpiError(MPI_ERR_ARG, fmt::format("split_type {} is neither MPI_COMM_TYPE_SHARED nor MPI_UNDEFINED",
-                                              split_type));
-    int color = MPI_UNDEFINED;
-    if (split_type == MPI_COMM_TYPE_SHARED) {
-      // Processes on one host share memory: the color is the lowest world
-      // rank on this process's host.
-      const Runtime& rt = runtime();
-      const std::string& mine = rt.host_names.at(rt.world_rank);
-      color = static_cast<int>(std::find(rt.host_names.begin(), rt.host_names.end(), mine) -
-                               rt.host_names.begin());
+    std::optional<std::string> resource;
+    if (info_handle != MPI_INFO_NULL) resource = info(info_handle).get("mpi_hw_resource_type");
+    switch (split_type) {
+      case MPI_UNDEFINED:
+        *newcomm = comm_split(parent, MPI_UNDEFINED, key);
+        return;
+      case MPI_COMM_TYPE_SHARED:
+        *newcomm = comm_split(parent, host_color(), key);
+        return;
+      case MPI_COMM_TYPE_HW_GUIDED:
+        // MPI-4.0 7.4.2: without the key (or with a type unknown here) the
+        // result is MPI_COMM_NULL; the call stays collective.
+        if (!resource) {
+          *newcomm = comm_split(parent, MPI_UNDEFINED, key);
+          return;
+        }
+        *newcomm = split_by_resource(parent, *resource, key);
+        return;
+      case MPI_COMM_TYPE_HW_UNGUIDED:
+        if (parent.is_inter())
+          throw MpiError(MPI_ERR_COMM, "MPI_COMM_TYPE_HW_UNGUIDED needs an intracommunicator");
+        *newcomm = split_unguided(parent, key, info_handle);
+        return;
+      default:
+        throw MpiError(MPI_ERR_ARG, fmt::format("split_type {} is not MPI_COMM_TYPE_SHARED, MPI_COMM_TYPE_HW_GUIDED, "
+                                                "MPI_COMM_TYPE_HW_UNGUIDED or MPI_UNDEFINED",
+                                                split_type));
     }
-    *newcomm = comm_split(parent, color, key);
   });
 }
 GRIDMPI_WEAK(Comm_split_type)

@@ -3,8 +3,105 @@
  * gives MPI_COMM_NULL, one colour with equal keys is CONGRUENT to the
  * parent and with reversed keys SIMILAR, splitting a split communicator,
  * communication inside each part isolated from the parent, and rank
- * translation back to MPI_COMM_WORLD, Comm_split_type(MPI_COMM_TYPE_SHARED). */
+ * translation back to MPI_COMM_WORLD, Comm_split_type(MPI_COMM_TYPE_SHARED),
+ * and MPI-4.0's MPI_COMM_TYPE_HW_GUIDED / _HW_UNGUIDED with each rank bound
+ * to one CPU (rank modulo the CPUs it may use). */
+#define _GNU_SOURCE
+#include <sched.h>
+
 #include "mpitest.h"
+
+#if defined(GRIDMPI_VERSION_STRING) || MPI_VERSION >= 4
+/* Binds this process to the (rank mod n)th CPU it may run on; returns that
+ * CPU, or -1 when the affinity cannot be read or set. */
+static int bind_to_one_cpu(int rank)
+{
+    cpu_set_t set, one;
+    int cpus[CPU_SETSIZE], n = 0, c;
+    if (sched_getaffinity(0, sizeof set, &set) != 0)
+        return -1;
+    for (c = 0; c < CPU_SETSIZE; ++c)
+        if (CPU_ISSET(c, &set))
+            cpus[n++] = c;
+    if (n == 0)
+        return -1;
+    CPU_ZERO(&one);
+    CPU_SET(cpus[rank % n], &one);
+    if (sched_setaffinity(0, sizeof one, &one) != 0)
+        return -1;
+    return cpus[rank % n];
+}
+
+/* MPI_COMM_TYPE_HW_GUIDED and _HW_UNGUIDED; shared_size is the size of the
+ * MPI_COMM_TYPE_SHARED communicator. */
+static void check_hw_split(int shared_size)
+{
+    MPI_Comm c = MPI_COMM_NULL;
+    MPI_Info info;
+    int size = -1, cpu, mine, i, same = 0, *all;
+    char value[64] = "";
+    int flag = 0;
+
+    /* Without the key, or with a type no machine here has: MPI_COMM_NULL. */
+    E(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, 0, MPI_INFO_NULL, &c));
+    CHECK(c == MPI_COMM_NULL, "HW_GUIDED without info, expected MPI_COMM_NULL got %d", MT_H(c));
+    E(MPI_Info_create(&info));
+    E(MPI_Info_set(info, "mpi_hw_resource_type", "gridmpi_no_such_resource"));
+    E(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, 0, info, &c));
+    CHECK(c == MPI_COMM_NULL, "HW_GUIDED with an unknown type, expected MPI_COMM_NULL got %d", MT_H(c));
+    /* "mpi_shared_memory" is MPI_COMM_TYPE_SHARED. */
+    E(MPI_Info_set(info, "mpi_hw_resource_type", "mpi_shared_memory"));
+    E(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, 0, info, &c));
+    CHECK(c != MPI_COMM_NULL, "HW_GUIDED mpi_shared_memory gave MPI_COMM_NULL");
+    if (c != MPI_COMM_NULL) {
+        E(MPI_Comm_size(c, &size));
+        CHECK_INT("HW_GUIDED mpi_shared_memory: size", shared_size, size);
+        E(MPI_Comm_free(&c));
+    }
+
+    /* Bound to one CPU each: the hardware threads group exactly the ranks on
+     * the same CPU (this test's ranks run on one host). */
+    cpu = bind_to_one_cpu(mt_rank);
+    mine = cpu;
+    all = mt_malloc(mt_size * sizeof(int));
+    E(MPI_Allgather(&mine, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD));
+    for (i = 0; i < mt_size; ++i)
+        same += all[i] == cpu;
+    /* The reference MPIs read the binding at start-up (MPICH 4.0.2 then
+     * gives MPI_COMM_NULL), so this part is for gridmpi only. */
+    if (cpu >= 0 && shared_size == mt_size && !MT_IS_MPICH && !MT_IS_OPENMPI) {
+        E(MPI_Info_set(info, "mpi_hw_resource_type", "hwthread"));
+        E(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, 0, info, &c));
+        CHECK(c != MPI_COMM_NULL, "HW_GUIDED hwthread on a bound process gave MPI_COMM_NULL");
+        if (c != MPI_COMM_NULL) {
+            E(MPI_Comm_size(c, &size));
+            CHECK_INT("HW_GUIDED hwthread: ranks on my CPU", same, size);
+            E(MPI_Comm_free(&c));
+        }
+    }
+    E(MPI_Info_free(&info));
+    free(all);
+
+    /* Unguided: MPI_COMM_NULL, or a communicator smaller than the parent
+     * with the resource type named in the info. */
+    E(MPI_Info_create(&info));
+    E(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, 0, info, &c));
+    if (c != MPI_COMM_NULL) {
+        E(MPI_Comm_size(c, &size));
+        CHECK(size < mt_size, "HW_UNGUIDED: size %d is not below the parent's %d", size, mt_size);
+        E(MPI_Info_get(info, "mpi_hw_resource_type", (int)sizeof value - 1, value, &flag));
+        CHECK(flag && value[0], "HW_UNGUIDED: no mpi_hw_resource_type in the info");
+        E(MPI_Comm_free(&c));
+    } else if (cpu >= 0 && mt_size > 1 && same < mt_size && !MT_IS_MPICH && !MT_IS_OPENMPI) {
+        /* Ranks on distinct CPUs can always be told apart (by hardware
+         * thread at least). */
+        MT_FAIL("HW_UNGUIDED with ranks bound to distinct CPUs gave MPI_COMM_NULL");
+    }
+    E(MPI_Info_free(&info));
+}
+#else
+static void check_hw_split(int shared_size) { (void)shared_size; } /* MPI-3.1: no such split types */
+#endif
 
 /* Expected rank of world rank r in a split where members are the ranks with
  * colour c, ordered by key = -rank (descending rank). */
@@ -122,7 +219,7 @@ int main(int argc, char **argv)
     {
         MPI_Comm shm, none;
         MPI_Group gs, gw;
-        int ssize, srank, *in, *out;
+        int ssize = -1, srank, *in, *out;
         E(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shm));
         CHECK(shm != MPI_COMM_NULL, "Comm_split_type(MPI_COMM_TYPE_SHARED), expected a communicator got MPI_COMM_NULL");
         if (shm != MPI_COMM_NULL) {
@@ -153,6 +250,8 @@ int main(int argc, char **argv)
         }
         E(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_UNDEFINED, 0, MPI_INFO_NULL, &none));
         CHECK(none == MPI_COMM_NULL, "Comm_split_type(MPI_UNDEFINED), expected MPI_COMM_NULL got %d", MT_H(none));
+        /* 8. The hardware-guided splits. */
+        check_hw_split(ssize);
     }
 
     E(MPI_Comm_free(&sub));
