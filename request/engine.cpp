@@ -1409,6 +1409,11 @@ Request* EngineImpl::adopt(std::unique_ptr<Request> request) {
   return r;
 }
 
+void EngineImpl::repoll(Request* r) {
+  if (r->complete || !r->poll) return;
+  if (std::find(adopted_.begin(), adopted_.end(), r) == adopted_.end()) adopted_.push_back(r);
+}
+
 bool EngineImpl::poll_adopted() {
   bool worked = false;
   for (std::size_t i = 0; i < adopted_.size();) {

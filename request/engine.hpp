@@ -79,6 +79,7 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
   void wait_until(const std::function<bool()>& done) override;
   void release(Request* request) override;
   Request* adopt(std::unique_ptr<Request> request) override;
+  void repoll(Request* request) override;
   std::string endpoint() override;
   void set_peer_endpoints(const std::vector<std::string>& endpoints) override;
   void wait_ready() override;

@@ -23,7 +23,7 @@ namespace gridmpi::request {
 enum class SendMode : std::uint8_t { standard, buffered, synchronous, ready };
 
 enum class RequestKind : std::uint8_t {
-  send, recv, generalized, collective,
+  send, recv, generalized, collective, partitioned,
 };
 
 // A request as the C API sees it.  The engine fills `status` and sets
@@ -119,6 +119,9 @@ class Engine {
   // Registers a request created outside the engine (collective, generalized)
   // so that progress() polls it; the engine takes ownership.
   virtual Request* adopt(std::unique_ptr<Request> request) = 0;
+  // An adopted request made incomplete again (a persistent one restarted,
+  // e.g. partitioned communication) goes back on the polled list.
+  virtual void repoll(Request* request) = 0;
 
   // Wire-up: this process's endpoint description (published through the
   // control service), then every peer's (index = world rank).

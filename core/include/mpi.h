@@ -654,6 +654,13 @@ GRIDMPI_DECL(int, Comm_idup, (MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req
 GRIDMPI_DECL(int, Comm_idup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request))
 GRIDMPI_DECL(int, Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm))
 GRIDMPI_DECL(int, Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm))
+/* MPI-4.0 partitioned communication (core/src/api_partitioned.cpp) */
+GRIDMPI_DECL(int, Psend_init, (const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+GRIDMPI_DECL(int, Precv_init, (void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+GRIDMPI_DECL(int, Pready, (int partition, MPI_Request request))
+GRIDMPI_DECL(int, Pready_range, (int partition_low, int partition_high, MPI_Request request))
+GRIDMPI_DECL(int, Pready_list, (int length, const int array_of_partitions[], MPI_Request request))
+GRIDMPI_DECL(int, Parrived, (MPI_Request request, int partition, int *flag))
 /* MPI-4.0 sessions (core/src/api_session.cpp) */
 GRIDMPI_DECL(int, Session_init, (MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session))
 GRIDMPI_DECL(int, Session_finalize, (MPI_Session *session))

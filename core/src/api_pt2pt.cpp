@@ -169,7 +169,7 @@ extern "C" int PMPI_Start(MPI_Request* request) {
     gridmpi::require(request != nullptr, MPI_ERR_ARG, "request argument is NULL");
     Request& r = pt2pt::lookup(*request);
     error_comm = r.comm;
-    pt2pt::engine().start(&r);
+    if (!pt2pt::start_if_partitioned(r)) pt2pt::engine().start(&r);
   });
 }
 GRIDMPI_WEAK(Start)
@@ -191,7 +191,8 @@ extern "C" int PMPI_Startall(int count, MPI_Request array_of_requests[]) {
         throw MpiError(MPI_ERR_REQUEST, fmt::format("request {} (index {}) is already active", r.handle, i));
       requests.push_back(&r);
     }
-    for (Request* r : requests) pt2pt::engine().start(r);
+    for (Request* r : requests)
+      if (!pt2pt::start_if_partitioned(*r)) pt2pt::engine().start(r);
   });
 }
 GRIDMPI_WEAK(Startall)

@@ -263,6 +263,10 @@ extern "C" int PMPI_Request_free(MPI_Request* request) {
     if (r.kind == gridmpi::request::RequestKind::collective)
       throw MpiError(MPI_ERR_REQUEST, "a nonblocking collective request cannot be freed (wait or test it)");
     auto& engine = pt2pt::engine();
+    if (pt2pt::free_if_partitioned(r)) {
+      *request = MPI_REQUEST_NULL;
+      return;
+    }
     *request = MPI_REQUEST_NULL;
     if (auto* g = pt2pt::as_generalized(r)) {
       if (!g->complete) {

@@ -39,6 +39,11 @@ inline GeneralizedRequest* as_generalized(request::Request& r) noexcept {
 
 void set_empty_status(MPI_Status* status);
 
+// Partitioned requests (api_partitioned.cpp): MPI_Start and MPI_Request_free
+// of one; each returns false, doing nothing, for any other request.
+bool start_if_partitioned(request::Request& r);
+bool free_if_partitioned(request::Request& r);
+
 // One progress round for a polling call (MPI_Test*, MPI_Iprobe, ...) that
 // found nothing complete; when the round did no work either, gives the core
 // away (sched_yield), so that a rank spinning on MPI_Test does not starve
