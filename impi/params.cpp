@@ -17,9 +17,10 @@ using conf::Level;
 using conf::Param;
 
 const Param<std::int64_t> datalen_param{
-    "impi.c_datalen", 65536, "bytes",
+    "impi.c_datalen", 262144, "bytes",
     "largest user-data payload of one IMPI packet this cluster accepts (the job uses the smallest offered); "
-    "longer messages use the IMPI long protocol",
+    "longer messages use the IMPI long protocol (256 KiB: a 1 MiB message in 4 packets; at 64 KiB the "
+    "per-packet work cost a third of the bandwidth at 1 MiB, npb/README.md)",
     Level::tuner, {"IMPI_C_DATALEN"}};
 const Param<std::int64_t> xsize_param{
     "impi.coll_xsize", -1, "bytes",
@@ -42,8 +43,8 @@ const Param<std::int64_t> hiwater_param{
     Level::tuner, {"IMPI_H_HIWATER"}};
 const Param<std::int64_t> socbuf_param{
     "impi.socbuf", -1, "bytes",
-    "socket send/receive buffer of IMPI connections; -1 = as _YAMPI_SOCBUF when that is set, else 64 KiB; "
-    "0 = kernel autotuning",
+    "socket send/receive buffer of IMPI connections; -1 = as _YAMPI_SOCBUF when that is set, else kernel "
+    "autotuning; 0 = kernel autotuning (a fixed buffer caps a wide-area link at buffer / round trip)",
     Level::tuner, {"IMPI_SOCBUF"}};
 const Param<std::string> port_range_param{
     "impi.port_range", "", "", "listening port range of IMPI host connections, start:end inclusive (empty: any)",
@@ -94,11 +95,12 @@ std::int64_t socbuf() {
   std::int64_t v = socbuf_param.get();
   if (v < 0) {
     // _YAMPI_SOCBUF is declared by the tcp transport (p2p/tcp/tcp_transport.cpp).
-    // The tcp transport's default (kernel autotuning) is not IMPI's: its
-    // flow control was tuned with GridMPI's 64 KiB.
+    // Kernel autotuning, as the tcp transport: GridMPI's fixed 64 KiB held
+    // a 1+1 ping-pong on loopback to 0.65 of TCP at 1 MiB (npb/README.md),
+    // and would hold a 10 ms wide-area link to 6.5 MB/s.
     const conf::ParamBase* tcp = conf::find_parameter("tcp.socbuf");
     bool set = tcp && tcp->resolve().source != conf::Source::default_value;
-    v = set ? std::strtoll(tcp->canonical_text().c_str(), nullptr, 10) : 65536;
+    v = set ? std::strtoll(tcp->canonical_text().c_str(), nullptr, 10) : 0;
   }
   return v < 0 ? 0 : v;
 }
