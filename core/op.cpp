@@ -397,16 +397,29 @@ std::string op_name(MPI_Op handle) {
   return "user op " + std::to_string(handle);
 }
 
-MPI_Op op_create(MPI_User_function* function, bool commutative) {
+namespace {
+
+template <class Function>
+MPI_Op add_user_op(Function* function, Function* Op::*field, bool commutative) {
   if (!function) throw MpiError(MPI_ERR_ARG, "the user function is a null pointer");
   auto o = std::make_unique<Op>();
-  o->user_function = function;
+  (*o).*field = function;
   o->commutative = commutative;
   o->predefined = false;
   std::lock_guard lock(op_mutex());
   Op* raw = o.get();
   raw->handle = op_table().add(std::move(o));
   return raw->handle;
+}
+
+}  // namespace
+
+MPI_Op op_create(MPI_User_function* function, bool commutative) {
+  return add_user_op(function, &Op::user_function, commutative);
+}
+
+MPI_Op op_create_c(MPI_User_function_c* function, bool commutative) {
+  return add_user_op(function, &Op::user_function_c, commutative);
 }
 
 void op_free(MPI_Op handle) {
@@ -431,7 +444,7 @@ void release_op(MPI_Op handle) {
 void check_op(MPI_Op handle, MPI_Datatype type) {
   const Op& o = op(handle);
   const Datatype& t = datatype(type);
-  if (o.user_function || handle == MPI_REPLACE || handle == MPI_NO_OP || t.size == 0) return;
+  if (o.is_user() || handle == MPI_REPLACE || handle == MPI_NO_OP || t.size == 0) return;
   MPI_Datatype basic = t.reduction_basic;
   if (basic == MPI_DATATYPE_NULL) undefined(handle, t);
   bool defined = is_pair_type(basic) ? pair_kernel_for(handle, basic) != nullptr
@@ -445,6 +458,12 @@ void Op::apply(const void* in, void* inout, int count, MPI_Datatype type) const 
     MPI_Datatype user_type = type;
     // The user function's signature takes non-const input (MPI-1 heritage).
     user_function(const_cast<void*>(in), inout, &len, &user_type);
+    return;
+  }
+  if (user_function_c) {
+    MPI_Count len = count;
+    MPI_Datatype user_type = type;
+    user_function_c(const_cast<void*>(in), inout, &len, &user_type);
     return;
   }
   const Datatype& t = datatype(type);

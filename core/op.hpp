@@ -14,6 +14,8 @@ struct Op {
   MPI_Op handle = MPI_OP_NULL;
   bool commutative = true;
   MPI_User_function* user_function = nullptr;  // null for predefined ops
+  MPI_User_function_c* user_function_c = nullptr;  // MPI_Op_create_c's (then user_function is null)
+  bool is_user() const noexcept { return user_function || user_function_c; }
   bool predefined = false;
   // The user's reference plus one per pending operation (retain_op): a user
   // op freed while a nonblocking collective uses it lives until that ends.
@@ -40,6 +42,7 @@ inline Op& op(MPI_Op handle) {
 
 // MPI_Op_create / MPI_Op_free (freeing a predefined op throws MPI_ERR_OP).
 MPI_Op op_create(MPI_User_function* function, bool commutative);
+MPI_Op op_create_c(MPI_User_function_c* function, bool commutative);
 void op_free(MPI_Op handle);
 // Reference counting of user ops held by pending (nonblocking) operations;
 // no-ops on predefined ops.

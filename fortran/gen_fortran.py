@@ -60,8 +60,9 @@ HANDWRITTEN = {
 
 # C-only functions: no Fortran binding exists in the standard (the handle
 # conversions, and the tool information interface MPI_T_*, which MPI-3.1
-# defines for C only).
-C_ONLY_PATTERN = re.compile(r"^T_|_(c2f|f2c)$")
+# defines for C only), or none here yet (MPI-4.0's large-count "_c"
+# functions, which Fortran has only in the mpi_f08 module).
+C_ONLY_PATTERN = re.compile(r"^T_|_(c2f|f2c|c)$")
 
 # Argument names with a Fortran meaning beyond their C type.
 LOGICAL_IN = {"commute", "high", "reorder", "flag"}  # int by value that is LOGICAL in Fortran

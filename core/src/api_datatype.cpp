@@ -595,22 +595,35 @@ bool external32_partial(const MPI_Status* status, MPI_Datatype type) {
 
 }  // namespace
 
+namespace {
+
+// MPI_Get_count's answer in full (MPI_UNDEFINED when not a whole number of elements).
+MPI_Count count_of(const MPI_Status* status, MPI_Datatype datatype) {
+  require_out(status, "status");
+  const core::Datatype& t = core::datatype(datatype);
+  long long bytes = native_status_bytes(status, datatype);
+  if (t.size == 0) return 0;
+  if (external32_partial(status, datatype) || bytes % static_cast<long long>(t.size) != 0) return MPI_UNDEFINED;
+  return bytes / static_cast<long long>(t.size);
+}
+
+}  // namespace
+
 extern "C" int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
   return core::api_call(MPI_COMM_WORLD, "MPI_Get_count", [&] {
-    require_out(status, "status");
     require_out(count, "count");
-    const core::Datatype& t = core::datatype(datatype);
-    long long bytes = native_status_bytes(status, datatype);
-    if (t.size == 0) {
-      *count = 0;
-    } else if (external32_partial(status, datatype) || bytes % static_cast<long long>(t.size) != 0) {
-      *count = MPI_UNDEFINED;
-    } else {
-      *count = to_int_or_undefined(bytes / static_cast<long long>(t.size));
-    }
+    *count = to_int_or_undefined(count_of(status, datatype));
   });
 }
 GRIDMPI_WEAK(Get_count)
+
+extern "C" int PMPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+  return core::api_call(MPI_COMM_WORLD, "MPI_Get_count_c", [&] {
+    require_out(count, "count");
+    *count = count_of(status, datatype);
+  });
+}
+GRIDMPI_WEAK(Get_count_c)
 
 extern "C" int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype,
                                    MPI_Count* count) {

@@ -28,7 +28,8 @@ void copy_out(const std::string& text, char* out, int capacity, int* length) {
 }
 
 std::string library_version() {
-  return fmt::format("gridmpi {} (MPI {}.{}; transports: tcp, self, impi between clusters)",
+  return fmt::format("gridmpi {} (MPI {}.{} with MPI-4.0 sessions and partitioned communication; transports: "
+                     "self, shm on one host, tcp, the vendor MPI with mpirun -vendor, impi between clusters)",
                      GRIDMPI_VERSION, MPI_VERSION, MPI_SUBVERSION);
 }
 
