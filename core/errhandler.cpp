@@ -269,6 +269,26 @@ void abort_job(int exit_code, const std::string& message) noexcept {
   _exit(exit_code);
 }
 
+MPI_Comm_errhandler_function* user_errhandler(MPI_Errhandler handler, int code, const char* function,
+                                              const char* message) {
+  if (handler == MPI_ERRORS_RETURN) {
+    log().debug("{}: {} ({}), returned to the caller", function, message, error_class_name(code));
+    return nullptr;
+  }
+  Errhandler* e = errhandler_table().find(handler);
+  if (handler == MPI_ERRORS_ARE_FATAL || !e || !e->function) {
+    int cls = MPI_ERR_UNKNOWN;
+    try {
+      cls = error_class_of(code);
+    } catch (...) {
+    }
+    fatal_exit(cls, fmt::format("{}: {} ({})", function, message, error_class_name(cls)));
+  }
+  // A user handler may free itself (or the object's reference to it): the
+  // caller holds the function pointer, not the object.
+  return e->function;
+}
+
 void invoke_errhandler(MPI_Comm comm, int code, const char* function, const char* message) {
   MPI_Errhandler handler = MPI_ERRORS_ARE_FATAL;
   if (state() == State::initialized) {
@@ -279,22 +299,8 @@ void invoke_errhandler(MPI_Comm comm, int code, const char* function, const char
     }
     if (c) handler = c->errhandler;
   }
-  if (handler == MPI_ERRORS_RETURN) {
-    log().debug("{}: {} ({}), returned to the caller", function, message, error_class_name(code));
-    return;
-  }
-  if (handler == MPI_ERRORS_ARE_FATAL || !errhandler_table().find(handler) ||
-      !errhandler_table().find(handler)->function) {
-    int cls = MPI_ERR_UNKNOWN;
-    try {
-      cls = error_class_of(code);
-    } catch (...) {
-    }
-    fatal_exit(cls, fmt::format("{}: {} ({})", function, message, error_class_name(cls)));
-  }
-  // A user handler may free itself (or the communicator's reference to it);
-  // hold the function pointer, not the object.
-  MPI_Comm_errhandler_function* fn = errhandler_table().find(handler)->function;
+  MPI_Comm_errhandler_function* fn = user_errhandler(handler, code, function, message);
+  if (!fn) return;
   MPI_Comm comm_arg = comm;
   int code_arg = code;
   fn(&comm_arg, &code_arg);

@@ -37,6 +37,16 @@ void add_error_string(int code, const std::string& text);
 // The largest code in use (the MPI_LASTUSEDCODE attribute).
 int last_used_code() noexcept;
 
+// The first steps of running `handler` for an error on any object
+// (communicator, window, file, session): null for MPI_ERRORS_RETURN (the
+// code goes back to the caller); MPI_ERRORS_ARE_FATAL, MPI_ERRORS_ABORT and
+// an unknown handler end the job with "function: message (class)";
+// otherwise the user's function, which the caller calls with its object
+// (window, file and session handlers have this C signature with their own
+// handle type).
+MPI_Comm_errhandler_function* user_errhandler(MPI_Errhandler handler, int code, const char* function,
+                                              const char* message);
+
 // Runs the error handler of comm for code (MPI_Comm_call_errhandler and
 // handle_error).  Fatal handlers do not return.
 void invoke_errhandler(MPI_Comm comm, int code, const char* function, const char* message);

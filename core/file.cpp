@@ -756,23 +756,11 @@ int handle_file_error(MPI_File fh, int code, const char* function, const char* m
     File* f = file_table().find(fh);
     MPI_Errhandler handler = f ? f->errhandler : file_null_errhandler();
     MPI_File file_arg = f ? fh : MPI_FILE_NULL;
-    if (handler == MPI_ERRORS_RETURN) {
-      log().debug("{}: {} ({}), returned to the caller", function, message, error_class_name(code));
-      return code;
-    }
-    Errhandler* e = errhandler_table().find(handler);
-    if (handler == MPI_ERRORS_ARE_FATAL || !e || !e->function) {
-      int cls = MPI_ERR_UNKNOWN;
-      try {
-        cls = error_class_of(code);
-      } catch (...) {
-      }
-      fatal_exit(cls, fmt::format("{}: {} ({})", function, message, error_class_name(cls)));
-    }
     // File handlers have the communicator handlers' C signature with an MPI_File.
-    auto* fn = reinterpret_cast<MPI_File_errhandler_function*>(e->function);
-    int code_arg = code;
-    fn(&file_arg, &code_arg);
+    if (auto* fn = reinterpret_cast<MPI_File_errhandler_function*>(user_errhandler(handler, code, function, message))) {
+      int code_arg = code;
+      fn(&file_arg, &code_arg);
+    }
   } catch (...) {
     fatal_exit(code, fmt::format("{}: {} ({})", function, message, error_class_name(code)));
   }

@@ -1068,22 +1068,13 @@ int handle_win_error(MPI_Win win, int error_class, const char* function, const c
   try {
     Window* w = win_table().find(win);
     if (!w || state() != State::initialized) return handle_error(MPI_COMM_WORLD, error_class, function, message);
-    MPI_Errhandler handler = w->errhandler;
-    if (handler == MPI_ERRORS_RETURN) return error_class;
-    Errhandler* e = errhandler_table().find(handler);
-    if (handler == MPI_ERRORS_ARE_FATAL || !e || !e->function) {
-      int cls = MPI_ERR_UNKNOWN;
-      try {
-        cls = error_class_of(error_class);
-      } catch (...) {
-      }
-      fatal_exit(cls, fmt::format("{}: {} ({})", function, message, error_class_name(cls)));
-    }
     // Window handlers have the communicator handlers' C signature with an MPI_Win.
-    auto* fn = reinterpret_cast<MPI_Win_errhandler_function*>(e->function);
-    MPI_Win win_arg = win;
-    int code_arg = error_class;
-    fn(&win_arg, &code_arg);
+    if (auto* fn = reinterpret_cast<MPI_Win_errhandler_function*>(
+            user_errhandler(w->errhandler, error_class, function, message))) {
+      MPI_Win win_arg = win;
+      int code_arg = error_class;
+      fn(&win_arg, &code_arg);
+    }
   } catch (...) {
     fatal_exit(error_class, fmt::format("{}: {} ({})", function, message, error_class_name(error_class)));
   }

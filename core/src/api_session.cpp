@@ -53,22 +53,13 @@ Session& session(MPI_Session handle) {
 int handle_session_error(MPI_Session handle, int error_class, const char* function, const char* message) noexcept {
   try {
     Session* s = session_table().find(handle);
-    MPI_Errhandler handler = s ? s->errhandler : MPI_ERRORS_ARE_FATAL;
-    if (handler == MPI_ERRORS_RETURN) return error_class;
-    Errhandler* e = errhandler_table().find(handler);
-    if (!e || !e->function) {
-      int cls = MPI_ERR_UNKNOWN;
-      try {
-        cls = error_class_of(error_class);
-      } catch (...) {
-      }
-      fatal_exit(cls, fmt::format("{}: {} ({})", function, message, error_class_name(cls)));
-    }
     // Session handlers have the communicator handlers' C signature with an MPI_Session.
-    auto* fn = reinterpret_cast<MPI_Session_errhandler_function*>(e->function);
-    MPI_Session session_arg = handle;
-    int code_arg = error_class;
-    fn(&session_arg, &code_arg);
+    if (auto* fn = reinterpret_cast<MPI_Session_errhandler_function*>(
+            user_errhandler(s ? s->errhandler : MPI_ERRORS_ARE_FATAL, error_class, function, message))) {
+      MPI_Session session_arg = handle;
+      int code_arg = error_class;
+      fn(&session_arg, &code_arg);
+    }
   } catch (...) {
     fatal_exit(error_class, fmt::format("{}: {} ({})", function, message, error_class_name(error_class)));
   }
