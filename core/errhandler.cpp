@@ -269,6 +269,13 @@ void abort_job(int exit_code, const std::string& message) noexcept {
   _exit(exit_code);
 }
 
+void replace_errhandler(MPI_Errhandler& slot, MPI_Errhandler handle) {
+  errhandler(handle);  // validates before anything changes
+  retain_errhandler(handle);
+  release_errhandler(slot);
+  slot = handle;
+}
+
 MPI_Comm_errhandler_function* user_errhandler(MPI_Errhandler handler, int code, const char* function,
                                               const char* message) {
   if (handler == MPI_ERRORS_RETURN) {

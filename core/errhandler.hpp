@@ -23,6 +23,9 @@ HandleTable<Errhandler>& errhandler_table();  // predefined handlers always pres
 Errhandler& errhandler(MPI_Errhandler handle);  // throws MpiError(MPI_ERR_ARG)
 void retain_errhandler(MPI_Errhandler handle);
 void release_errhandler(MPI_Errhandler handle);
+// An object's handler `slot` (communicator, window, file, session) becomes
+// `handle`: validated first (MPI_ERR_ARG), then the references move.
+void replace_errhandler(MPI_Errhandler& slot, MPI_Errhandler handle);
 
 // "MPI_ERR_RANK" for MPI_ERR_RANK; user-added classes get "user error class N".
 std::string error_class_name(int error_class);

@@ -23,11 +23,7 @@ MPI_Errhandler create_errhandler(MPI_Comm_errhandler_function* fn) {
 }
 
 void set_errhandler(MPI_Comm comm_handle, MPI_Errhandler handle) {
-  Comm& c = comm_local(comm_handle);
-  errhandler(handle);  // validates before anything changes
-  retain_errhandler(handle);
-  release_errhandler(c.errhandler);
-  c.errhandler = handle;
+  replace_errhandler(comm_local(comm_handle).errhandler, handle);
 }
 
 MPI_Errhandler get_errhandler(MPI_Comm comm_handle) {

@@ -537,11 +537,7 @@ GRIDMPI_WEAK(File_create_errhandler)
 
 extern "C" int PMPI_File_set_errhandler(MPI_File fh, MPI_Errhandler handle) {
   return file_call(fh, "MPI_File_set_errhandler", [&] {
-    MPI_Errhandler& slot = fh == MPI_FILE_NULL ? file_null_errhandler() : file(fh).errhandler;
-    errhandler(handle);  // validates before anything changes
-    retain_errhandler(handle);
-    release_errhandler(slot);
-    slot = handle;
+    replace_errhandler(fh == MPI_FILE_NULL ? file_null_errhandler() : file(fh).errhandler, handle);
   });
 }
 GRIDMPI_WEAK(File_set_errhandler)

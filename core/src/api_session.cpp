@@ -117,10 +117,7 @@ std::string checked_stringtag(const char* stringtag) {
 
 // The new communicator gets the error handler given (not its parent's).
 MPI_Comm with_errhandler(MPI_Comm handle, MPI_Errhandler errhandler) {
-  Comm& c = comm(handle);
-  retain_errhandler(errhandler);
-  release_errhandler(c.errhandler);
-  c.errhandler = errhandler;
+  replace_errhandler(comm(handle).errhandler, errhandler);
   return handle;
 }
 
@@ -239,11 +236,7 @@ GRIDMPI_WEAK(Session_get_pset_info)
 
 extern "C" int PMPI_Session_set_errhandler(MPI_Session handle, MPI_Errhandler errhandler_handle) {
   return session_call(handle, "MPI_Session_set_errhandler", [&] {
-    Session& s = session(handle);
-    errhandler(errhandler_handle);  // validates before anything changes
-    retain_errhandler(errhandler_handle);
-    release_errhandler(s.errhandler);
-    s.errhandler = errhandler_handle;
+    replace_errhandler(session(handle).errhandler, errhandler_handle);
   });
 }
 GRIDMPI_WEAK(Session_set_errhandler)

@@ -510,11 +510,7 @@ GRIDMPI_WEAK(Win_create_errhandler)
 
 extern "C" int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler handle) {
   return win_call(win, "MPI_Win_set_errhandler", [&] {
-    Window& w = window(win);
-    errhandler(handle);  // validates before anything changes
-    retain_errhandler(handle);
-    release_errhandler(w.errhandler);
-    w.errhandler = handle;
+    replace_errhandler(window(win).errhandler, handle);
   });
 }
 GRIDMPI_WEAK(Win_set_errhandler)
