@@ -50,6 +50,10 @@ int lifecycle_call(const char* function, const std::function<void()>& body) noex
   } catch (const std::exception& e) {
     ApiLock lock;
     return handle_error(MPI_COMM_WORLD, MPI_ERR_INTERN, function, e.what());
+  } catch (...) {
+    // noexcept: anything else would end the process without a word.
+    ApiLock lock;
+    return handle_error(MPI_COMM_WORLD, MPI_ERR_INTERN, function, "unknown internal error");
   }
 }
 
