@@ -18,7 +18,7 @@
 #include <string>
 
 #include "core/big_lock.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 
 #define GRIDMPI_PRAGMA(x) _Pragma(#x)
 #define GRIDMPI_WEAK(name) GRIDMPI_PRAGMA(weak MPI_##name = PMPI_##name)

@@ -16,7 +16,7 @@
 #include "core/attr.hpp"
 #include "core/group.hpp"
 #include "core/runtime.hpp"
-#include "launcher/control_client.hpp"
+#include "boot/control_client.hpp"
 
 namespace gridmpi::core {
 
@@ -244,7 +244,7 @@ void fatal_exit(int exit_code, const std::string& text) noexcept {
   // connections to the failed rank) are its consequences: printed here
   // only when mpirun cannot be told.
   bool told = false;
-  if (launcher::ControlClient* control = control_client()) {
+  if (boot::ControlClient* control = control_client()) {
     try {
       told = control->abort(clamp_exit_code(exit_code), text, true);
     } catch (...) {
@@ -257,7 +257,7 @@ void fatal_exit(int exit_code, const std::string& text) noexcept {
 
 void abort_job(int exit_code, const std::string& message) noexcept {
   std::fflush(nullptr);
-  launcher::ControlClient* control = control_client();
+  boot::ControlClient* control = control_client();
   if (!control) {
     std::fprintf(stderr, "gridmpi: %s\n", message.c_str());
     std::exit(exit_code);

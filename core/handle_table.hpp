@@ -5,7 +5,7 @@
 #include <memory>
 #include <vector>
 
-#include "core/error.hpp"
+#include "base/error.hpp"
 
 namespace gridmpi::core {
 

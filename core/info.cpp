@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "core/error.hpp"
+#include "base/error.hpp"
 
 namespace gridmpi::core {
 

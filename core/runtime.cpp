@@ -16,21 +16,19 @@
 
 #include <fmt/format.h>
 
+#include "boot/control_client.hpp"
+#include "boot/start.hpp"
 #include "conf/log.hpp"
 #include "conf/registry.hpp"
 #include "core/api.hpp"
 #include "core/attr.hpp"
 #include "core/big_lock.hpp"
 #include "core/coll/coll.hpp"
+#include "core/datatype.hpp"
 #include "core/errhandler.hpp"
 #include "core/group.hpp"
 #include "core/info.hpp"
 #include "core/job_layout.hpp"
-#include "impi/datarep.hpp"
-#include "impi/params.hpp"
-#include "impi/transport.hpp"
-#include "launcher/control_client.hpp"
-#include "p2p/vendor/vendor_library.hpp"
 #include "request/progress_mode.hpp"
 #include "request/request.hpp"
 
@@ -52,111 +50,8 @@ int open_sessions = 0;
 bool stopping = false;  // the runtime is shutting down
 std::mutex lifecycle_mutex;
 std::unique_ptr<Runtime> the_runtime;
-// The control connection while MPI_Init runs (the runtime is not published yet).
-launcher::ControlClient* init_control = nullptr;
 std::thread::id main_thread;
 JobLayout the_layout;
-
-const conf::Param<std::string> fake_clients_param{
-    "impi.fake_clients", "", "",
-    "developer testing: ranks per pretended IMPI client in a single-cluster job (\"2,2\"; must sum to the "
-    "number of processes), so that the multi-client communicator and collective code runs over one cluster",
-    conf::Level::developer, {}};
-
-// impi.fake_clients -> a layout of several clients over one real cluster.
-JobLayout fake_layout(const std::string& text, int world_rank, int world_size) {
-  JobLayout layout;
-  layout.fake = true;
-  layout.nclients = 0;
-  std::size_t pos = 0;
-  while (pos <= text.size()) {
-    std::size_t comma = text.find(',', pos);
-    std::string item = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    char* end = nullptr;
-    long n = std::strtol(item.c_str(), &end, 10);
-    if (item.empty() || *end != '\0' || n < 1 || n > world_size)
-      throw MpiError(MPI_ERR_OTHER, fmt::format("impi.fake_clients is \"{}\": give positive rank counts "
-                                                "separated by commas, summing to {}", text, world_size));
-    for (long i = 0; i < n; ++i) layout.client_of.push_back(layout.nclients);
-    ++layout.nclients;
-    if (comma == std::string::npos) break;
-    pos = comma + 1;
-  }
-  if (static_cast<int>(layout.client_of.size()) != world_size || layout.nclients > 32)
-    throw MpiError(MPI_ERR_OTHER, fmt::format("impi.fake_clients is \"{}\": the counts must sum to the {} "
-                                              "processes of the job (at most 32 clients)", text, world_size));
-  layout.my_client = layout.client_of[static_cast<std::size_t>(world_rank)];
-  return layout;
-}
-
-// impi.lam_clients (IMPI_LAM_CLIENTS) -> JobLayout::lam_client; a client
-// out of the job's range, or this cluster's own, is a configuration error.
-std::vector<bool> lam_clients(const JobLayout& layout) {
-  std::vector<int> clients;
-  try {
-    clients = impi::params::lam_clients();
-  } catch (const conf::ConfigError& e) {
-    throw MpiError(MPI_ERR_OTHER, e.what());
-  }
-  if (clients.empty()) return {};
-  std::vector<bool> lam(static_cast<std::size_t>(layout.nclients), false);
-  for (int c : clients) {
-    if (c >= layout.nclients)
-      throw MpiError(MPI_ERR_OTHER, fmt::format("IMPI_LAM_CLIENTS names client {}, but the job has {} clients "
-                                                "(0..{})", c, layout.nclients, layout.nclients - 1));
-    if (c == layout.my_client && !layout.fake)
-      throw MpiError(MPI_ERR_OTHER, fmt::format("IMPI_LAM_CLIENTS names client {}, this gridmpi cluster: list "
-                                                "only the clients that run LAM/MPI", c));
-    lam[static_cast<std::size_t>(c)] = true;
-  }
-  return lam;
-}
-
-// LAM/MPI announces no representation, and its processes put their native
-// bytes on the wire (impi/README.md, "LAM/MPI 7.1.4"): a LAM client counts as
-// one whose representation is this machine's, so that the collectives'
-// streams are native when every other client holds data alike.  Point-to-
-// point with LAM's ranks is native in any case (request/engine.cpp,
-// Peer::native_only), also when this cluster announced no representation
-// (impi.datarep = external32, or a server that drops gridmpi's label).
-void assume_lam_native(impi::JobMap& map, const std::vector<bool>& lam_client) {
-  for (std::size_t c = 0; c < lam_client.size() && c < map.client_datarep.size(); ++c)
-    if (lam_client[c]) map.client_datarep[c] = impi::Datarep::of_this_process();
-}
-
-// LAM/MPI's IMPI daemon names a host that connects to it by the connection's
-// source address: the first host of the job with that address
-// (otb/sys/impid/dance.c, do_accept), and it ends its job when that host's
-// index is not the one the connection announces.  Every host with a higher
-// index than a LAM host connects to it, so such a host must be the first
-// of the job with its address.  gridmpi makes every process its own IMPI
-// host: refuse, here and clearly, a job in which LAM would fail later.
-void check_addresses_for_lam(const impi::JobMap& map, const std::vector<bool>& lam_client) {
-  int first_lam_host = -1;
-  for (std::size_t h = 0; h < map.hosts.size() && first_lam_host < 0; ++h)
-    if (lam_client[static_cast<std::size_t>(map.hosts[h].client)]) first_lam_host = static_cast<int>(h);
-  if (first_lam_host < 0) return;
-  for (std::size_t j = static_cast<std::size_t>(first_lam_host) + 1; j < map.hosts.size(); ++j) {
-    const impi::HostEntry& hj = map.hosts[j];
-    if (lam_client[static_cast<std::size_t>(hj.client)]) continue;
-    for (std::size_t i = 0; i < j; ++i) {
-      if (map.hosts[i].address != hj.address) continue;
-      throw MpiError(MPI_ERR_OTHER,
-                     fmt::format("LAM/MPI (client {}) tells IMPI hosts apart by address, and rank {} (client {}) "
-                                 "shares {} with rank {}: LAM would refuse its connection.  Run one rank per "
-                                 "address in the clients numbered after a LAM client, or number the LAM client "
-                                 "after this one",
-                                 map.hosts[static_cast<std::size_t>(first_lam_host)].client, hj.first_rank, hj.client,
-                                 impi::to_string(hj.address), map.hosts[i].first_rank));
-    }
-  }
-}
-
-std::string local_host_name() {
-  char name[MPI_MAX_PROCESSOR_NAME] = {};
-  if (gethostname(name, sizeof name - 1) != 0) return "localhost";
-  return name;
-}
 
 // IMPI_HOST_SIZE / IMPI_HOST_COLOR: hosts numbered in order of their lowest rank.
 std::pair<int, int> host_size_and_color(const std::vector<std::string>& hosts, int my_rank) {
@@ -257,24 +152,11 @@ void require_initialized(const char* function) {
   throw MpiError(MPI_ERR_OTHER, "called before MPI_Init (call MPI_Init or MPI_Init_thread first)");
 }
 
-launcher::ControlClient* control_client() noexcept {
-  if (current_state == State::initialized) return the_runtime ? the_runtime->control.get() : nullptr;
-  return current_state == State::not_initialized ? init_control : nullptr;
+boot::ControlClient* control_client() noexcept {
+  return current_state == State::finalized ? nullptr : boot::control();
 }
 
 bool is_main_thread() noexcept { return std::this_thread::get_id() == main_thread; }
-
-// on_exit handler of a process whose vendor MPI is open (mpirun -vendor):
-// ending without MPI_Finalize must not finalize the vendor on the way out
-// (the library's destructor would: a collective the other ranks never join,
-// which hangs in Open MPI and aborts in MPICH), so such a process leaves at
-// once with its status and mpirun reports "exited without MPI_Finalize".
-// Registered after the vendor's own exit handlers, so it runs before them.
-extern "C" void leave_without_vendor_finalize(int status, void*) {
-  if (current_state == State::finalized) return;
-  std::fflush(nullptr);
-  _exit(status);
-}
 
 const conf::Param<bool> no_flush_param{
     "io.noflush", false, "",
@@ -292,37 +174,12 @@ int start_runtime(int required_thread_level, int* argc, char*** argv) {
   if (!no_flush_param.get()) std::setvbuf(stdout, nullptr, _IOLBF, 0);
 
   auto rt = std::make_unique<Runtime>();
-  // Started by a vendor MPI's mpiexec (mpirun -vendor): that MPI is
-  // initialised first, because the rank is its MPI_COMM_WORLD rank
-  // (ControlClient::from_environment takes it from there).  In poll mode our
-  // big lock already serialises every vendor call.
-  if (const char* plugin = std::getenv("GRIDMPI_VENDOR_PLUGIN");
-      plugin && *plugin && !std::getenv("_YAMPI_MYRANK") && std::getenv("_YAMPI_PHOST")) {
-    int level = request::progress_mode_setting() == p2p::ProgressMode::thread ? MPI_THREAD_MULTIPLE
-                                                                             : MPI_THREAD_SERIALIZED;
-    try {
-      p2p::vendor::open_process_library(plugin, level);
-    } catch (const std::exception& e) {
-      throw MpiError(MPI_ERR_OTHER, e.what());
-    }
-    ::on_exit(leave_without_vendor_finalize, nullptr);
-  }
-  try {
-    rt->control = launcher::ControlClient::from_environment();
-  } catch (const std::exception& e) {
-    throw MpiError(MPI_ERR_OTHER, fmt::format("cannot reach mpirun's control service: {}", e.what()));
-  }
-  init_control = rt->control.get();
   // A failure from here on ends the process (MPI_Init's errors are fatal):
   // its cause goes to mpirun first (fatal_exit), with this process's
   // transports still open.  Closing them while unwinding would make the
   // local peers report this rank's disappearance, and mpirun could print
   // that consequence instead of the cause.
-  //
-  // A multi-cluster job (mpirun -client): the IMPI start-up (below) gives
-  // the MPI_COMM_WORLD rank and size; the control service still numbers
-  // ranks inside this cluster.
-  std::shared_ptr<impi::Startup> impi_start;
+  boot::Process process;
   struct KeepOnFailure {
     std::unique_ptr<Runtime>& rt;
     std::shared_ptr<impi::Startup>& impi;  // its listening socket, too
@@ -332,79 +189,27 @@ int start_runtime(int required_thread_level, int* argc, char*** argv) {
       (void)rt.release();
       if (impi) (void)new (std::nothrow) std::shared_ptr<impi::Startup>(impi);
     }
-  } keep_on_failure{rt, impi_start};
-  std::uint64_t cookie = 0;
-  int local_rank = 0;
-  if (rt->control) {
-    rt->world_rank = local_rank = rt->control->rank();
-    rt->world_size = rt->control->size();
-    cookie = rt->control->job_cookie();
-  }
-  if (rt->control && impi::started_as_client()) {
-    impi_start = impi::join(*rt->control, local_rank);
-    rt->world_rank = impi_start->my_rank;
-    rt->world_size = impi_start->map.world_size();
-  }
-  const int first_local = rt->world_rank - local_rank;
-  // Values exchanged inside this cluster, placed at their world ranks (the
-  // other clusters' ranks get `other`).
-  auto by_world_rank = [&](const std::vector<std::string>& local, const std::string& other) {
-    if (!impi_start) return local;
-    std::vector<std::string> all(static_cast<std::size_t>(rt->world_size), other);
-    for (std::size_t i = 0; i < local.size(); ++i) all[static_cast<std::size_t>(first_local) + i] = local[i];
-    return all;
-  };
-  set_log_rank(rt->world_rank);
-  rt->processor_name = local_host_name();
+  } keep_on_failure{rt, process.impi};
+  boot::StartOptions options;
+  options.vendor_thread_level =
+      request::progress_mode_setting() == p2p::ProgressMode::thread ? MPI_THREAD_MULTIPLE : MPI_THREAD_SERIALIZED;
+  options.native_description = native_representation();
+  process = boot::start(options);
+  rt->world_rank = process.world_rank;
+  rt->world_size = process.world_size;
+  rt->processor_name = process.processor_name;
+  rt->host_names = process.host_names;
   rt->thread_level = std::clamp(required_thread_level, MPI_THREAD_SINGLE, MPI_THREAD_MULTIPLE);
-  rt->host_names = rt->control ? by_world_rank(rt->control->exchange("host", rt->processor_name), "")
-                               : std::vector<std::string>{rt->processor_name};
+  set_job_layout(process.layout);
 
-  JobLayout layout;
-  if (impi_start) {
-    const impi::JobMap& map = impi_start->map;
-    layout.nclients = map.nclients;
-    layout.my_client = map.my_client;
-    layout.client_of = map.proc_client;
-    layout.coll_xsize = map.coll_xsize;
-    layout.coll_maxlinear = map.coll_maxlinear;
-    if (layout.multi_client()) layout.lam_client = lam_clients(layout);
-    if (!layout.lam_client.empty()) assume_lam_native(impi_start->map, layout.lam_client);
-    const p2p::DataRepresentation common = map.common_representation();
-    layout.coll_native = common == p2p::DataRepresentation::native;
-    layout.coll_format = common == p2p::DataRepresentation::external64 ? ExternalFormat::external64
-                                                                        : ExternalFormat::external32;
-    // Processes of other clusters are on other hosts as far as this cluster
-    // can tell (Comm_split_type SHARED never joins clusters).
-    for (int r = 0; r < rt->world_size; ++r)
-      if (map.proc_client[static_cast<std::size_t>(r)] != map.my_client)
-        rt->host_names[static_cast<std::size_t>(r)] =
-            "impi:" + impi::to_string(map.hosts[static_cast<std::size_t>(map.proc_host[static_cast<std::size_t>(r)])].address);
-  } else if (std::string fake = fake_clients_param.get(); !fake.empty()) {
-    layout = fake_layout(fake, rt->world_rank, rt->world_size);
-    try {
-      std::int32_t xsize = impi::params::coll_xsize(), maxlinear = impi::params::coll_maxlinear();
-      if (xsize >= 0) layout.coll_xsize = xsize;
-      if (maxlinear >= 1) layout.coll_maxlinear = maxlinear;
-    } catch (const conf::ConfigError& e) {
-      throw MpiError(MPI_ERR_OTHER, e.what());
-    }
-  }
-  if (!impi_start && layout.multi_client()) layout.lam_client = lam_clients(layout);
-  if (impi_start && !layout.lam_client.empty()) check_addresses_for_lam(impi_start->map, layout.lam_client);
-  set_job_layout(std::move(layout));
-
-  rt->engine = request::make_engine(rt->world_rank, rt->world_size, cookie, impi_start);
+  rt->engine = request::make_engine(rt->world_rank, rt->world_size, process.cookie, process.impi);
   // Thread progress mode: the engine has enabled the big lock (its progress
   // thread delivers events under it from wire-up on).  This call's own
   // api_call did not take it, so MPI_Init holds it from here to its return.
   ApiLock engine_lock;
-  std::string endpoint = rt->engine->endpoint();
-  std::vector<std::string> endpoints =
-      rt->control ? by_world_rank(rt->control->exchange("endpoint", endpoint), "") : std::vector<std::string>{endpoint};
-  rt->engine->set_peer_endpoints(endpoints);
+  rt->engine->set_peer_endpoints(process.exchange("endpoint", rt->engine->endpoint()));
   // IMPI host connections to the other clusters are made before MPI_Init returns.
-  if (impi_start) rt->engine->wait_ready();
+  if (process.impi) rt->engine->wait_ready();
 
   build_predefined_communicators(*rt);
   set_world_attributes(*rt);
@@ -427,7 +232,7 @@ void stop_runtime() {
   // Completes the pending work of every rank before the transports close.
   if (rt.world_size > 1) coll::barrier(comm(MPI_COMM_WORLD));
   rt.engine->shutdown();
-  if (rt.control) rt.control->finalize();
+  boot::finish();
   current_state = State::finalized;
   log().info("finalized");
   // Objects that outlive MPI (user communicators never freed) must not reach
@@ -436,9 +241,9 @@ void stop_runtime() {
     if (Comm* p = comm_table().find(c)) p->coll_state.reset();
   the_runtime.reset();
   the_layout = JobLayout{};
-  // The vendor MPI (mpirun -vendor) ends last: the engine and its vendor
-  // transport are gone now.
-  p2p::vendor::close_process_library();
+  // The control connection and the vendor MPI (mpirun -vendor) end last:
+  // the engine and its transports are gone now.
+  boot::release();
 }
 
 const char* const ended_text =

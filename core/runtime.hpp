@@ -8,7 +8,7 @@
 #include <vector>
 
 namespace gridmpi::request { class Engine; }
-namespace gridmpi::launcher { class ControlClient; }
+namespace gridmpi::boot { class ControlClient; }
 
 namespace gridmpi::core {
 
@@ -17,7 +17,6 @@ struct Runtime {
   int world_size = 1;
   int thread_level = MPI_THREAD_SINGLE;
   std::string processor_name;
-  std::unique_ptr<launcher::ControlClient> control;  // null for a singleton (no mpirun)
   std::unique_ptr<request::Engine> engine;
   // Processor name of every world rank (index = world rank), exchanged in
   // MPI_Init; processes with equal names share a host.
@@ -49,10 +48,10 @@ void finalize();
 // does not start twice in a process.
 int session_started();
 void session_ended();
-// mpirun's control connection, from MPI_Init's first steps to MPI_Finalize
-// (so that a failing MPI_Init reports its cause to mpirun); null before and
-// after, and in a singleton (no mpirun).
-launcher::ControlClient* control_client() noexcept;
+// mpirun's control connection (boot/start.hpp), from MPI_Init's first steps
+// to MPI_Finalize (so that a failing MPI_Init reports its cause to mpirun);
+// null before and after, and in a singleton (no mpirun).
+boot::ControlClient* control_client() noexcept;
 // MPI_Is_thread_main: whether the calling thread is the one that called MPI_Init.
 bool is_main_thread() noexcept;
 

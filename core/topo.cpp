@@ -8,7 +8,7 @@
 #include <climits>
 #include <cstdint>
 
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "core/group.hpp"
 
 namespace gridmpi::core {

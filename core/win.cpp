@@ -33,7 +33,7 @@
 #include "core/api.hpp"
 #include "core/datatype.hpp"
 #include "core/errhandler.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "core/group.hpp"
 #include "core/op.hpp"
 #include "core/runtime.hpp"

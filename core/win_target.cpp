@@ -24,7 +24,7 @@
 
 #include "conf/log.hpp"
 #include "core/datatype.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "core/group.hpp"
 #include "core/op.hpp"
 #include "core/runtime.hpp"

@@ -41,15 +41,17 @@ struct Datarep {
   // nullopt for anything that is not a version-1 record (another version's
   // record then means "no agreement": external32).
   static std::optional<Datarep> decode(std::span<const std::byte> bytes);
-  // This process's record.
-  static Datarep of_this_process();
+  // This process's record; `native_description` is the datatype engine's
+  // account of its predefined types (core::native_representation()), which
+  // the start-up hands down (boot::StartOptions).
+  static Datarep of_this_process(std::string_view native_description);
   bool operator==(const Datarep&) const = default;
 };
 
 // What this process announces: its record, or none when impi.datarep is
 // "external32" (behave like a third-party client).  Throws conf::ConfigError
 // for another value of impi.datarep.
-std::optional<Datarep> announced_datarep();
+std::optional<Datarep> announced_datarep(std::string_view native_description);
 
 // The choice for one pair of clients (nullopt: the client announced nothing).
 p2p::DataRepresentation representation_between(const std::optional<Datarep>& mine,

@@ -1,11 +1,11 @@
 // What this process announces as its data representation (impi/datarep.hpp):
-// apart from datarep.cpp because it reads the datatype engine (core/), which
+// apart from datarep.cpp because it reads a parameter (impi.datarep), which
 // the IMPI parsers and their fuzz targets do without.
 #include <bit>
 #include <string>
+#include <string_view>
 
 #include "conf/registry.hpp"
-#include "core/datatype.hpp"
 #include "impi/datarep.hpp"
 
 namespace gridmpi::impi {
@@ -19,7 +19,7 @@ const conf::Param<std::string> datarep_param{
     "representation only, as a third-party client would)",
     conf::Level::tuner};
 
-std::uint64_t fnv1a(const std::string& text) {
+std::uint64_t fnv1a(std::string_view text) {
   std::uint64_t h = 0xcbf29ce484222325ULL;
   for (unsigned char c : text) {
     h ^= c;
@@ -30,8 +30,7 @@ std::uint64_t fnv1a(const std::string& text) {
 
 }  // namespace
 
-Datarep Datarep::of_this_process() {
-  const std::string description = core::native_representation();
+Datarep Datarep::of_this_process(std::string_view description) {
   Datarep d;
   d.long_size = sizeof(long);
   d.wchar_size = sizeof(wchar_t);
@@ -41,9 +40,9 @@ Datarep Datarep::of_this_process() {
   return d;
 }
 
-std::optional<Datarep> announced_datarep() {
+std::optional<Datarep> announced_datarep(std::string_view native_description) {
   const std::string value = datarep_param.get();
-  if (value == "auto") return Datarep::of_this_process();
+  if (value == "auto") return Datarep::of_this_process(native_description);
   if (value == "external32") return std::nullopt;
   throw conf::ConfigError("impi.datarep is \"" + value + "\": use auto or external32");
 }

@@ -10,14 +10,17 @@
 #include <string>
 #include <vector>
 
+#include "base/error.hpp"
+#include "conf/registry.hpp"
+
 namespace gridmpi::impi::params {
 
-std::int32_t c_datalen();        // IMPI_C_DATALEN, >= 1, default 65536
+std::int32_t c_datalen();        // IMPI_C_DATALEN, >= 1, default 262144 (256 KiB)
 std::int32_t coll_xsize();       // IMPI_COLL_XSIZE, -1 (default 1024) or >= 0
 std::int32_t coll_maxlinear();   // IMPI_COLL_MAXLINEAR, -1 (default 4) or >= 1
 std::int32_t h_ackmark();        // IMPI_H_ACKMARK, >= 1, default 10
 std::int32_t h_hiwater();        // IMPI_H_HIWATER, >= IMPI_H_ACKMARK, default 20
-std::int64_t socbuf();           // IMPI_SOCBUF bytes (falls back to a set _YAMPI_SOCBUF, else 65536); 0 = kernel's
+std::int64_t socbuf();           // IMPI_SOCBUF bytes (falls back to a set _YAMPI_SOCBUF, else 0); 0 = kernel autotuning
 std::string port_range();        // IMPI_PORT_RANGE "a:b" or "" (host listeners)
 std::string server_port_range(); // IMPI_SERVER_PORT_RANGE "a:b" or ""
 std::string network();           // IMPI_NETWORK "a.b.c.d" or "" (interface for IMPI traffic)
@@ -37,5 +40,16 @@ struct Auth {
 // `required`, for neither variable set ("set IMPI_AUTH_NONE=1 or
 // IMPI_AUTH_KEY=<number> on the server and on every mpirun -client").
 Auth auth(bool required);
+
+// Runs a getter of this file (or any parameter read) for an MPI process:
+// a configuration error becomes MpiError(MPI_ERR_OTHER) with its message.
+template <class F>
+auto checked(F&& read) {
+  try {
+    return read();
+  } catch (const conf::ConfigError& e) {
+    throw MpiError(MPI_ERR_OTHER, e.what());
+  }
+}
 
 }  // namespace gridmpi::impi::params

@@ -34,9 +34,10 @@
 // (an SSL write that would block must be retried with the same bytes) and
 // small pieces are gathered into one record per write.
 //
-// Start-up (process side, core/runtime.cpp): join() opens the listening
-// socket, publishes this host through mpirun (the IMPI client agent) and
-// returns the JobMap; the transport then makes the host connections
+// Start-up (impi/startup.hpp, driven by boot/start.cpp): open_host() opens
+// the listening socket, boot publishes this host through mpirun (the IMPI
+// client agent) and Startup::take_job() places it in the job; the transport
+// then makes the host connections
 // ("higher index connects to lower, sends its index") while MPI_Init waits
 // for ready().
 #pragma once
@@ -44,30 +45,10 @@
 #include <memory>
 #include <string>
 
-#include "impi/job_map.hpp"
+#include "impi/startup.hpp"
 #include "p2p/transport.hpp"
 
-namespace gridmpi::launcher { class ControlClient; }
-
 namespace gridmpi::impi {
-
-// What MPI_Init learnt from the IMPI start-up, handed to the transport.
-struct Startup {
-  JobMap map;
-  int my_rank = 0;      // MPI_COMM_WORLD rank
-  int listen_fd = -1;   // this host's listening socket (the transport adopts it)
-  LocalHost self;
-  ~Startup();
-};
-
-// Whether this process was started by mpirun -client (IMPI_CLIENT_ID set).
-bool started_as_client();
-// The process side of the start-up: open the listener (address: IMPI_NETWORK,
-// else the interface that reaches impi-server, from IMPI_SERVER; port from
-// IMPI_PORT_RANGE), publish it, decode the job.  `local_rank` is the rank
-// inside this cluster (the control service's).  Throws MpiError with a clear
-// message on any failure.
-std::shared_ptr<Startup> join(launcher::ControlClient& control, int local_rank);
 
 // The transport factory's entry: nullptr unless context.impi is set.
 std::unique_ptr<p2p::Transport> make_transport(const p2p::TransportContext& context);

@@ -35,9 +35,19 @@
 #include <variant>
 #include <vector>
 
-#include "launcher/control_protocol.hpp"
+#include "boot/control_protocol.hpp"
 
 namespace gridmpi::launcher {
+
+// The control protocol is the start-up layer's (boot/control_protocol.hpp):
+// every MPI process speaks it through boot::ControlClient.
+using boot::abort_key_error;
+using boot::encode;
+using boot::FrameDecoder;
+using boot::Message;
+using boot::message_type_name;
+using boot::MessageType;
+using boot::ProtocolError;
 
 using Clock = std::chrono::steady_clock;
 using ConnectionId = std::uint64_t;

@@ -38,7 +38,7 @@
 #include "impi/params.hpp"
 #include "impi/tls.hpp"
 #include "launcher/control_service.hpp"
-#include "launcher/net.hpp"
+#include "base/net.hpp"
 #include "launcher/options.hpp"
 #include "launcher/output.hpp"
 #include "launcher/settings.hpp"
@@ -68,11 +68,11 @@ using settings::terminate_grace;
 
 [[noreturn]] void usage_exit(const std::string& line) {
   std::string text = "mpirun: " + line + "\n";
-  write_all(2, text);
+  net::write_all(2, text);
   std::exit(2);
 }
 
-void print_err(const std::string& line) { write_all(2, line + "\n"); }
+void print_err(const std::string& line) { net::write_all(2, line + "\n"); }
 
 fs::path installation_root() {
   std::error_code ec;
@@ -515,7 +515,7 @@ void Mpirun::read_client_settings() {
     usage_exit(e.what());
   }
   if (options_.dryrun) return;
-  auto address = resolve_ipv4(options_.server_host);
+  auto address = net::resolve_ipv4(options_.server_host);
   server_address_.sin_family = AF_INET;
   server_address_.sin_port = htons(static_cast<std::uint16_t>(options_.server_port));
   if (!address || inet_pton(AF_INET, address->c_str(), &server_address_.sin_addr) != 1) {
@@ -559,12 +559,12 @@ void Mpirun::plan_ranks() {
   if (any_remote) {
     for (const auto& p : plans_) {
       if (p.local) continue;
-      if (auto a = source_address_toward(p.host)) {
+      if (auto a = net::source_address_toward(p.host)) {
         toward_remote = *a;
         break;
       }
     }
-    if (toward_remote.empty()) toward_remote = first_interface_address().value_or("127.0.0.1");
+    if (toward_remote.empty()) toward_remote = net::first_interface_address().value_or("127.0.0.1");
   }
   for (auto& p : plans_) {
     if (!address_setting_.empty()) {
@@ -572,10 +572,10 @@ void Mpirun::plan_ranks() {
     } else if (!any_remote) {
       p.phost = "127.0.0.1";
     } else if (p.local) {
-      auto a = resolve_ipv4(p.host);
-      p.phost = (a && is_local_address(*a) && a->rfind("127.", 0) != 0) ? *a : toward_remote;
+      auto a = net::resolve_ipv4(p.host);
+      p.phost = (a && net::is_local_address(*a) && a->rfind("127.", 0) != 0) ? *a : toward_remote;
     } else {
-      p.phost = source_address_toward(p.host).value_or(toward_remote);
+      p.phost = net::source_address_toward(p.host).value_or(toward_remote);
     }
   }
   if (!vendor_mode()) return;
@@ -595,7 +595,7 @@ void Mpirun::plan_ranks() {
   if (!address_setting_.empty())
     phost = address_setting_;
   else if (!remote_host.empty())
-    phost = source_address_toward(remote_host).value_or(first_interface_address().value_or("127.0.0.1"));
+    phost = net::source_address_toward(remote_host).value_or(net::first_interface_address().value_or("127.0.0.1"));
   for (auto& p : plans_) {
     p.method = rpim::Method{rpim::Kind::poe, vendor_.mpiexec};
     p.local = false;
@@ -663,16 +663,16 @@ int Mpirun::dry_run() const {
   if (vendor_mode()) {
     std::string line = "job (poe, " + vendor_.name + "): " + rpim::shell_join(rank_environment(plans_[0], true)) +
                        " " + rpim::shell_join(vendor_job_argv(hosts_.empty() ? "" : "<host file>"));
-    write_all(1, line + "\n");
+    net::write_all(1, line + "\n");
     if (!hosts_.empty())
-      write_all(1, "<host file>:\n" + rpim::vendor_hostfile_text(vendor_.style, hosts_));
+      net::write_all(1, "<host file>:\n" + rpim::vendor_hostfile_text(vendor_.style, hosts_));
     return 0;
   }
   for (const auto& p : plans_) {
     std::string line = "rank " + std::to_string(p.rank) + " on " + p.host + " (" + p.method.name() + "): ";
     if (p.local) line += rpim::shell_join(rank_environment(p, true)) + " ";
     line += rpim::shell_join(launch_argv(p));
-    write_all(1, line + "\n");
+    net::write_all(1, line + "\n");
   }
   return 0;
 }
@@ -703,7 +703,7 @@ void Mpirun::launch(const RankPlan& p) {
   if (!p.local) {
     // The agent reads the job cookie as its first line of input, so that it
     // never shows on a command line.
-    write_all(process.stdin_fd.get(), std::to_string(cookie_) + "\n");
+    net::write_all(process.stdin_fd.get(), std::to_string(cookie_) + "\n");
   }
   if (p.rank == 0 && stdin_open_) {
     set_nonblocking(process.stdin_fd.get());
@@ -757,7 +757,7 @@ void Mpirun::launch_vendor() {
     std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/gridmpi-hosts-XXXXXX";
     int fd = ::mkstemp(pattern.data());
     std::string text = rpim::vendor_hostfile_text(vendor_.style, hosts_);
-    if (fd < 0 || !write_all(fd, text)) {
+    if (fd < 0 || !net::write_all(fd, text)) {
       if (fd >= 0) ::close(fd);
       job_->launch_failed(0, "cannot write the vendor's host file in " + pattern + ": " + std::strerror(errno) +
                                  "; set TMPDIR to a writable directory", now);
@@ -1128,7 +1128,7 @@ void Mpirun::accept_connections() {
     if (fd < 0) return;
     ConnectionId id = next_connection_++;
     connections_[id].fd.reset(fd);
-    job_->connection_opened(id, peer_name(fd));
+    job_->connection_opened(id, net::peer_name(fd));
   }
 }
 
@@ -1140,12 +1140,12 @@ void Mpirun::forward_stream(std::size_t index) {
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && errno == EAGAIN) return;
     if (n <= 0) {
-      write_all(s.target, s.lines.finish(plans_.size() > 1 || showrank_));
+      net::write_all(s.target, s.lines.finish(plans_.size() > 1 || showrank_));
       s.fd.reset();
       return;
     }
     std::string out = s.lines.feed(std::string_view(buffer, static_cast<std::size_t>(n)));
-    if (!out.empty()) write_all(s.target, out);
+    if (!out.empty()) net::write_all(s.target, out);
   }
 }
 
@@ -1379,10 +1379,10 @@ void Mpirun::drain_and_reap() {
   for (std::size_t i = 0; i < streams_.size(); ++i)
     if (streams_[i].fd) {
       forward_stream(i);
-      write_all(streams_[i].target, streams_[i].lines.finish(plans_.size() > 1 || showrank_));
+      net::write_all(streams_[i].target, streams_[i].lines.finish(plans_.size() > 1 || showrank_));
     }
   for (auto& [id, c] : connections_) {
-    if (!c.out.empty()) write_all(c.fd.get(), std::as_bytes(std::span(c.out.data(), c.out.size())));
+    if (!c.out.empty()) net::write_all(c.fd.get(), std::as_bytes(std::span(c.out.data(), c.out.size())));
   }
   connections_.clear();
   // Nothing of a vendor job outlives mpirun: daemons the vendor left, ranks
@@ -1402,11 +1402,11 @@ int Mpirun::run(const std::vector<std::string>& args) {
     usage_exit(e.what());
   }
   if (options_.help) {
-    write_all(1, std::string(mpirun_usage));
+    net::write_all(1, std::string(mpirun_usage));
     return 0;
   }
   if (options_.version) {
-    write_all(1, std::string("mpirun (gridmpi) " GRIDMPI_VERSION "\n"));
+    net::write_all(1, std::string("mpirun (gridmpi) " GRIDMPI_VERSION "\n"));
     return 0;
   }
   try {
@@ -1429,7 +1429,7 @@ int Mpirun::run(const std::vector<std::string>& args) {
   for (const auto& p : plans_) any_remote = any_remote || !p.local;
   try {
     std::string bind = (any_remote || !address_setting_.empty()) ? "0.0.0.0" : "127.0.0.1";
-    listener_ = listen_tcp(bind, port_setting_, port_);
+    listener_ = net::listen_tcp(bind, port_setting_, port_);
   } catch (const std::exception& e) {
     print_err(std::string("mpirun: cannot open the control service: ") + e.what() +
               "; choose another port with GRIDMPI_MPIRUN_PORT or leave it 0");
@@ -1495,7 +1495,7 @@ int main(int argc, char** argv) {
     return mpirun.run(args);
   } catch (const std::exception& e) {
     std::string line = std::string("mpirun: internal error: ") + e.what() + "; please report it\n";
-    gridmpi::launcher::write_all(2, line);
+    gridmpi::net::write_all(2, line);
     return 255;
   }
 }

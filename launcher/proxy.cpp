@@ -33,11 +33,18 @@
 #include <string>
 #include <vector>
 
-#include "launcher/control_protocol.hpp"
-#include "launcher/net.hpp"
+#include "boot/control_protocol.hpp"
+#include "base/net.hpp"
 #include "rpim/spawn.hpp"
 
 namespace gridmpi::launcher {
+
+using boot::encode;
+using boot::FrameDecoder;
+using boot::Message;
+using boot::MessageType;
+using boot::ProtocolError;
+
 namespace {
 
 int signal_pipe_write = -1;
@@ -57,7 +64,7 @@ std::string host_name() {
 }
 
 [[noreturn]] void die(const std::string& line, int status) {
-  write_all(2, "gridmpi-proxy on " + host_name() + ": " + line + "\n");
+  net::write_all(2, "gridmpi-proxy on " + host_name() + ": " + line + "\n");
   std::exit(status);
 }
 
@@ -145,7 +152,7 @@ std::string read_cookie_line() {
   return line;
 }
 
-void send_message(int fd, const Message& m) { write_all(fd, encode(m)); }
+void send_message(int fd, const Message& m) { net::write_all(fd, encode(m)); }
 
 int run(int argc, char** argv) {
   ProxyOptions o = parse(argc, argv);
@@ -160,7 +167,7 @@ int run(int argc, char** argv) {
 
   UniqueFd control;
   try {
-    control = connect_tcp(o.control_host, o.control_port, std::chrono::seconds(30));
+    control = net::connect_tcp(o.control_host, o.control_port, std::chrono::seconds(30));
   } catch (const std::exception& e) {
     die(std::string("cannot reach mpirun's control service: ") + e.what() +
             "; check that this host can connect to mpirun's host (firewall, routing) or set GRIDMPI_MPIRUN_ADDRESS",

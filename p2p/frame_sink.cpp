@@ -1,7 +1,7 @@
 // FrameSink's delivery of a frame whose payload is all at hand.
 #include <cstring>
 
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "p2p/transport.hpp"
 
 namespace gridmpi::p2p {

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <fmt/format.h>
 
-#include "core/error.hpp"
+#include "base/error.hpp"
 
 namespace gridmpi::request {
 

@@ -14,7 +14,7 @@
 #include "conf/log.hpp"
 #include "conf/registry.hpp"
 #include "core/big_lock.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "core/group.hpp"
 #include "core/job_layout.hpp"
 #include "p2p/copy_bytes.hpp"

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "conf/registry.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 
 namespace gridmpi::request {
 

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "p2p/little_endian.hpp"
 
 namespace gridmpi::request::wire {

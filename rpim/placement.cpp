@@ -2,7 +2,7 @@
 
 #include <unistd.h>
 
-#include "launcher/net.hpp"
+#include "base/net.hpp"
 
 namespace gridmpi::rpim {
 
@@ -33,7 +33,7 @@ bool is_local_host(const std::string& host) {
   if (host == self || host == self_short) return true;
   if (host.substr(0, host.find('.')) == self_short && host.find_first_not_of("0123456789.") != std::string::npos)
     return true;
-  return launcher::is_local_address(host);
+  return net::is_local_address(host);
 }
 
 }  // namespace gridmpi::rpim

@@ -14,8 +14,6 @@ extern char** environ;
 
 namespace gridmpi::rpim {
 
-using launcher::UniqueFd;
-
 namespace {
 
 struct Pipe {

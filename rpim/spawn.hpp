@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "launcher/unique_fd.hpp"
+#include "base/unique_fd.hpp"
 
 namespace gridmpi::rpim {
 
@@ -30,9 +30,9 @@ struct SpawnRequest {
 
 struct SpawnedProcess {
   pid_t pid = -1;
-  launcher::UniqueFd stdin_fd;   // StdinMode::pipe
-  launcher::UniqueFd stdout_fd;  // capture_output
-  launcher::UniqueFd stderr_fd;  // capture_output
+  UniqueFd stdin_fd;   // StdinMode::pipe
+  UniqueFd stdout_fd;  // capture_output
+  UniqueFd stderr_fd;  // capture_output
 };
 
 // Starts the process.  Throws SpawnError with the cause ("execvp 'prog': No

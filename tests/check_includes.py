@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """The include graph of the source tree must only point down the layers
-(issue 27): nothing in p2p/ or impi/ includes request/ or core/; nothing in
-core/ includes launcher/, impi/ or a transport folder (p2p/<name>/).
+(issue 27, docs/design.md): base/ includes nothing of ours; conf/ only base/;
+nothing in p2p/, impi/ or boot/ includes request/, core/ or launcher/ (and
+p2p/ and impi/ not boot/); nothing in core/ includes launcher/, impi/ or a
+transport folder (p2p/<name>/).
 
     tests/check_includes.py [--root DIR] [--known FILE] [--list]
 
@@ -19,8 +21,15 @@ import sys
 
 # (folder of the including file, folder prefixes it must not include, why)
 RULES = [
-    ("p2p/", ("request/", "core/"), "transports sit below the request layer and core"),
-    ("impi/", ("request/", "core/"), "the IMPI layer sits below the request layer and core"),
+    ("base/", ("conf/", "boot/", "p2p/", "impi/", "request/", "core/", "launcher/", "rpim/"),
+     "base/ is the bottom: everything may include it, it includes nothing of ours"),
+    ("conf/", ("boot/", "p2p/", "impi/", "request/", "core/", "launcher/", "rpim/"),
+     "the parameter registry sits below every layer that declares parameters"),
+    ("p2p/", ("boot/", "request/", "core/", "launcher/"), "transports sit below start-up, the request layer and core"),
+    ("impi/", ("boot/", "request/", "core/", "launcher/"),
+     "the IMPI layer sits below start-up, the request layer and core"),
+    ("boot/", ("request/", "core/", "launcher/"),
+     "start-up sits below the request layer and core; mpirun (launcher/) is a program above them all"),
     ("core/", ("launcher/", "impi/", "p2p/tcp/", "p2p/shm/", "p2p/self/", "p2p/vendor/", "p2p/template/"),
      "core reaches start-up and transports only through the layers below it"),
 ]

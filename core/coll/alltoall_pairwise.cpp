@@ -8,7 +8,7 @@
 #include "core/coll/algorithm.hpp"
 #include "core/coll/coll.hpp"
 #include "core/coll/util.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 
 namespace gridmpi::coll {
 

@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "core/coll/coll.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "core/runtime.hpp"
 #include "request/request.hpp"
 

@@ -20,7 +20,7 @@
 #include "core/coll/coll.hpp"
 #include "core/coll/impi.hpp"
 #include "core/coll/impi_util.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 
 namespace gridmpi::coll::impi {
 

@@ -10,27 +10,14 @@
 #include "core/coll/coll.hpp"
 #include "core/coll/impi.hpp"
 #include "core/datatype.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "core/job_layout.hpp"
-#include "impi/params.hpp"
 
 namespace gridmpi::coll::impi {
 
-int max_linear() {
-  const core::JobLayout& layout = core::job_layout();
-  if (!layout.fake) return layout.coll_maxlinear;
-  // A fake layout (impi.fake_clients) has no server to agree with: read the
-  // parameter here, once (-1 = the protocol default 4).
-  static const int value = [] {
-    try {
-      std::int32_t v = gridmpi::impi::params::coll_maxlinear();
-      return v < 1 ? 4 : static_cast<int>(v);
-    } catch (const conf::ConfigError& e) {
-      throw MpiError(MPI_ERR_ARG, e.what());
-    }
-  }();
-  return value;
-}
+// IMPI_COLL_MAXLINEAR as the job agreed on it (a fake layout,
+// impi.fake_clients, takes the parameter: boot/start.cpp).
+int max_linear() { return core::job_layout().coll_maxlinear; }
 
 View view(core::Comm& c) {
   const core::ClientMap& map = *c.clients;
@@ -47,31 +34,45 @@ int tree_dim(int n) {
 
 int hibit(int v) { return v == 0 ? -1 : 31 - std::countl_zero(static_cast<unsigned>(v)); }
 
-// The streams use the job-wide representation (core::JobLayout::coll_native,
-// coll_format): they are relayed between clients, so one for all.
+// The streams use the job-wide representation
+// (core::JobLayout::coll_representation): they are relayed between clients,
+// so one for all.
+namespace {
+
+bool coll_native(const core::JobLayout& layout) {
+  return layout.coll_representation == p2p::DataRepresentation::native;
+}
+
+core::ExternalFormat coll_format(const core::JobLayout& layout) {
+  return layout.coll_representation == p2p::DataRepresentation::external64 ? core::ExternalFormat::external64
+                                                                            : core::ExternalFormat::external32;
+}
+
+}  // namespace
+
 std::size_t ext_size(int count, MPI_Datatype type) {
   if (count <= 0) return 0;
   const core::JobLayout& layout = core::job_layout();
-  if (layout.coll_native) return core::datatype(type).size * static_cast<std::size_t>(count);
-  return core::external_size(type, static_cast<std::size_t>(count), layout.coll_format);
+  if (coll_native(layout)) return core::datatype(type).size * static_cast<std::size_t>(count);
+  return core::external_size(type, static_cast<std::size_t>(count), coll_format(layout));
 }
 
 void pack_ext(const void* buf, int count, MPI_Datatype type, std::byte* out) {
   if (count <= 0) return;
   const core::JobLayout& layout = core::job_layout();
-  if (layout.coll_native)
+  if (coll_native(layout))
     core::datatype(type).pack(buf, static_cast<std::size_t>(count), out);
   else
-    core::pack_external32(buf, static_cast<std::size_t>(count), type, out, layout.coll_format);
+    core::pack_external32(buf, static_cast<std::size_t>(count), type, out, coll_format(layout));
 }
 
 void unpack_ext(const std::byte* in, int count, MPI_Datatype type, void* buf) {
   if (count <= 0) return;
   const core::JobLayout& layout = core::job_layout();
-  if (layout.coll_native)
+  if (coll_native(layout))
     core::datatype(type).unpack(in, static_cast<std::size_t>(count), buf);
   else
-    core::unpack_external32(in, static_cast<std::size_t>(count), type, buf, layout.coll_format);
+    core::unpack_external32(in, static_cast<std::size_t>(count), type, buf, coll_format(layout));
 }
 
 void send_bytes(const std::byte* data, std::size_t n, int dest, int tag, core::Comm& comm) {

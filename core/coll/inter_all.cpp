@@ -17,7 +17,7 @@
 #include "core/coll/coll.hpp"
 #include "core/coll/inter.hpp"
 #include "core/coll/inter_local.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 
 namespace gridmpi::coll::inter {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/coll/coll.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 
 namespace gridmpi::coll::inter {
 

@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "core/coll/impi.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "core/runtime.hpp"
 #include "request/request.hpp"
 

@@ -23,7 +23,7 @@
 #include "core/coll/coll.hpp"
 #include "core/coll/impi.hpp"
 #include "core/coll/util.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "request/progress_mode.hpp"
 
 namespace gridmpi::coll {

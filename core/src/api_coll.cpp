@@ -7,7 +7,7 @@
 #include "core/coll/coll.hpp"
 #include "core/coll/inter.hpp"
 #include "core/coll/nbc.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "core/group.hpp"
 #include "core/src/coll_checks.hpp"
 

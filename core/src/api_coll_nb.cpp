@@ -18,7 +18,7 @@
 #include "core/coll/nbc.hpp"
 #include "core/coll/nbc_intra.hpp"
 #include "core/datatype.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "core/group.hpp"
 #include "core/op.hpp"
 #include "core/src/coll_checks.hpp"

@@ -6,7 +6,7 @@
 
 #include "core/api.hpp"
 #include "core/datatype.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "core/op.hpp"
 
 namespace gridmpi::core::coll_checks {

@@ -3,7 +3,7 @@
 #include <boost/asio/post.hpp>
 
 
-#include "core/error.hpp"
+#include "base/error.hpp"
 
 namespace gridmpi::p2p {
 

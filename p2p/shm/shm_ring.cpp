@@ -3,7 +3,7 @@
 #include <cstring>
 #include <fmt/format.h>
 
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "p2p/copy_bytes.hpp"
 
 namespace gridmpi::p2p::shm {

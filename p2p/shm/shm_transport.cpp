@@ -20,7 +20,7 @@
 
 #include "conf/log.hpp"
 #include "conf/registry.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 
 namespace gridmpi::p2p::shm {
 

@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 #include <memory>
 
-#include "core/error.hpp"
+#include "base/error.hpp"
 
 namespace gridmpi::p2p::tcp {
 

@@ -14,7 +14,7 @@
 
 #include "conf/log.hpp"
 #include "conf/registry.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "p2p/tcp/tcp_address.hpp"
 
 namespace gridmpi::p2p::tcp {

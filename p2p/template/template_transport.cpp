@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "core/error.hpp"
+#include "base/error.hpp"
 
 namespace gridmpi::p2p {
 

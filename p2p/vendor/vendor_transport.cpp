@@ -8,7 +8,7 @@
 
 #include "conf/log.hpp"
 #include "conf/registry.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "p2p/little_endian.hpp"
 #include "p2p/vendor/vendor_abi.h"
 #include "p2p/vendor/vendor_library.hpp"

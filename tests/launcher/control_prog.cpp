@@ -34,7 +34,7 @@
 
 #include "impi/job_map.hpp"
 #include "impi/params.hpp"
-#include "launcher/control_client.hpp"
+#include "boot/control_client.hpp"
 
 namespace {
 
@@ -56,7 +56,7 @@ void record_pids(int rank) {
   write_pid(std::string(dir) + "/child." + std::to_string(rank), child);
 }
 
-[[noreturn]] void wait_forever(gridmpi::launcher::ControlClient& client) {
+[[noreturn]] void wait_forever(gridmpi::boot::ControlClient& client) {
   // A fence the failing rank never joins: blocks until mpirun stops us.
   try {
     client.exchange("never", "x");
@@ -67,10 +67,10 @@ void record_pids(int rank) {
 }
 
 namespace impi = gridmpi::impi;
-namespace launcher = gridmpi::launcher;
+namespace boot = gridmpi::boot;
 
 int impi_mode(const std::string& mode) {
-  auto client = launcher::ControlClient::from_environment();
+  auto client = boot::ControlClient::from_environment();
   if (!client) {
     std::fprintf(stderr, "impi modes need mpirun\n");
     return 2;
@@ -84,7 +84,7 @@ int impi_mode(const std::string& mode) {
   me.hiwater = impi::params::h_hiwater();
   std::vector<std::string> answer;
   try {
-    answer = control.exchange(impi::key_local_host, mode == "impi-bad" ? std::string("bad") : me.encode());
+    answer = control.exchange_with_agent(impi::key_local_host, mode == "impi-bad" ? std::string("bad") : me.encode());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "rank %d: %s\n", control.rank(), e.what());
     for (;;) pause();
@@ -131,7 +131,7 @@ int main(int argc, char** argv) {
   }
   if (mode.starts_with("impi")) return impi_mode(mode);
 
-  auto client = gridmpi::launcher::ControlClient::from_environment();
+  auto client = gridmpi::boot::ControlClient::from_environment();
   if (!client) {
     std::printf("singleton\n");
     return 0;

@@ -15,7 +15,7 @@
 #include "core/coll/algorithm.hpp"
 #include "core/coll/util.hpp"
 #include "core/datatype.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "core/op.hpp"
 
 using namespace gridmpi;

@@ -2,9 +2,9 @@
 // frame decoder's handling of split, merged and malformed input.
 #include <catch2/catch.hpp>
 
-#include "launcher/control_protocol.hpp"
+#include "boot/control_protocol.hpp"
 
-using namespace gridmpi::launcher;
+using namespace gridmpi::boot;
 
 namespace {
 Message sample(MessageType type) {

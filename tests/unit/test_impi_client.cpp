@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 #include <cctype>
 
+#include "core/datatype.hpp"
 #include "impi/client.hpp"
 #include "tests/unit/hex_bytes.hpp"
 
@@ -633,7 +634,7 @@ TEST_CASE("IMPI datarep: the choice per pair of clients", "[impi][client]") {
   narrow_wchar.wchar_size = 2;
   CHECK(representation_between(x86, narrow_wchar) == DataRepresentation::external32);
   // This process's own record, through the label and back.
-  auto mine = Datarep::of_this_process();
+  auto mine = Datarep::of_this_process(gridmpi::core::native_representation());
   CHECK(mine.long_size == sizeof(long));
   auto bytes = mine.encode();
   CHECK(Datarep::decode(bytes) == mine);

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <cstring>
 
+#include "core/datatype.hpp"
 #include "impi/job_map.hpp"
 
 using namespace gridmpi::impi;
@@ -114,7 +115,7 @@ TEST_CASE("LocalHost: byte image and round trip", "[impi][job_map]") {
   CHECK(text.substr(35) == std::string(24, '\0'));
   CHECK(LocalHost::decode(text) == h);
   for (std::size_t n : {0, 1, 33, 58}) CHECK_THROWS_WITH(LocalHost::decode(text.substr(0, n)), Catch::Contains("needs 59"));
-  h.datarep = Datarep::of_this_process();
+  h.datarep = Datarep::of_this_process(gridmpi::core::native_representation());
   text = h.encode();
   CHECK(text[34] == 1);
   CHECK(LocalHost::decode(text) == h);

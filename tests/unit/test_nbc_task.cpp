@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/coll/nbc.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "request/request.hpp"
 
 namespace nb = gridmpi::coll::nb;

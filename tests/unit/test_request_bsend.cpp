@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "request/bsend_buffer.hpp"
 
 using gridmpi::request::BsendBuffer;

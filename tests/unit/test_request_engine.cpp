@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "core/big_lock.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "request/progress_mode.hpp"
 #include "test_conf_support.hpp"
 #include "test_request_support.hpp"

@@ -5,7 +5,7 @@
 #include <functional>
 #include <vector>
 
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "core/topo.hpp"
 
 using gridmpi::MpiError;

@@ -11,7 +11,7 @@
 #include <memory>
 #include <vector>
 
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "p2p/self/self_transport.hpp"
 #include "p2p/shm/shm_transport.hpp"
 #include "p2p/tcp/tcp_transport.hpp"

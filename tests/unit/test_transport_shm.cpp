@@ -17,7 +17,7 @@
 #include <memory>
 #include <vector>
 
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "p2p/shm/shm_ring.hpp"
 #include "p2p/shm/shm_transport.hpp"
 

@@ -4,7 +4,7 @@
 
 #include <cstdlib>
 
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "p2p/tcp/tcp_address.hpp"
 
 using namespace gridmpi::p2p::tcp;

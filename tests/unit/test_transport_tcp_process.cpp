@@ -21,7 +21,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "p2p/tcp/tcp_wire.hpp"
 #include "test_request_support.hpp"
 

@@ -2,7 +2,7 @@
 // byte layout, and refusal of malformed headers.
 #include <catch2/catch.hpp>
 
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "request/wire.hpp"
 
 using namespace gridmpi::request::wire;

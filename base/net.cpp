@@ -1,4 +1,4 @@
-#include "launcher/net.hpp"
+#include "base/net.hpp"
 
 #include <arpa/inet.h>
 #include <ifaddrs.h>
@@ -13,7 +13,7 @@
 #include <stdexcept>
 #include <thread>
 
-namespace gridmpi::launcher {
+namespace gridmpi::net {
 
 namespace {
 
@@ -171,4 +171,4 @@ bool write_all(int fd, const std::string& text) {
   return write_all(fd, std::as_bytes(std::span(text.data(), text.size())));
 }
 
-}  // namespace gridmpi::launcher
+}  // namespace gridmpi::net

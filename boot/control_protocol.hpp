@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-namespace gridmpi::launcher {
+namespace gridmpi::boot {
 
 enum class MessageType : std::uint8_t {
   // rank -> mpirun
@@ -85,4 +85,4 @@ class FrameDecoder {
   std::size_t start_ = 0;
 };
 
-}  // namespace gridmpi::launcher
+}  // namespace gridmpi::boot

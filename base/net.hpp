@@ -1,14 +1,15 @@
-// Small TCP helpers for the control service (mpirun, gridmpi-proxy and the
-// ControlClient inside every MPI process).  IPv4, like GridMPI's control path.
+// Small TCP helpers: the control service (mpirun, gridmpi-proxy and the
+// ControlClient inside every MPI process) and the launcher's host checks.
+// IPv4, like GridMPI's control path.
 #pragma once
 #include <chrono>
 #include <optional>
 #include <span>
 #include <string>
 
-#include "launcher/unique_fd.hpp"
+#include "base/unique_fd.hpp"
 
-namespace gridmpi::launcher {
+namespace gridmpi::net {
 
 // Connects to host:port (name or dotted address), retrying refused
 // connections until `timeout` (the listener may not be up yet).  Throws
@@ -34,4 +35,4 @@ std::optional<std::string> resolve_ipv4(const std::string& host);
 bool write_all(int fd, std::span<const std::byte> bytes);
 bool write_all(int fd, const std::string& text);
 
-}  // namespace gridmpi::launcher
+}  // namespace gridmpi::net

@@ -1,8 +1,7 @@
 // The MPI process's side of the control service: one blocking TCP
 // connection to mpirun, opened in MPI_Init.
-#include "launcher/control_client.hpp"
+#include "boot/control_client.hpp"
 
-#include "impi/job_map.hpp"
 
 #include <poll.h>
 #include <sys/socket.h>
@@ -15,11 +14,10 @@
 #include <stdexcept>
 
 #include "conf/registry.hpp"
-#include "launcher/control_protocol.hpp"
-#include "launcher/net.hpp"
-#include "p2p/vendor/vendor_library.hpp"
+#include "boot/control_protocol.hpp"
+#include "base/net.hpp"
 
-namespace gridmpi::launcher {
+namespace gridmpi::boot {
 
 namespace {
 
@@ -79,25 +77,11 @@ class TcpControlClient final : public ControlClient {
   }
 
   std::vector<std::string> exchange(const std::string& key, const std::string& value) override {
-    Message m;
-    m.type = MessageType::put_fence;
-    m.key = key;
-    m.value = value;
-    send(m);
-    std::lock_guard read_lock(read_mutex_);
-    for (;;) {
-      auto reply = receive(std::nullopt);
-      if (reply && reply->type == MessageType::values && reply->key == key) {
-        // mpirun answers the IMPI start-up fence (impi::key_local_host) itself, with one value.
-        bool agent_answer = key == impi::key_local_host && reply->values.size() == 1;
-        if (static_cast<int>(reply->values.size()) != size_ && !agent_answer)
-          throw std::runtime_error("mpirun sent " + std::to_string(reply->values.size()) + " values for '" + key +
-                                   "', expected " + std::to_string(size_));
-        return std::move(reply->values);
-      }
-      if (reply && reply->type == MessageType::refuse)
-        throw std::runtime_error("mpirun closed the control connection: " + reply->text);
-    }
+    return fence(key, value, false);
+  }
+
+  std::vector<std::string> exchange_with_agent(const std::string& key, const std::string& value) override {
+    return fence(key, value, true);
   }
 
   bool abort(int exit_code, const std::string& message, bool error) override {
@@ -141,10 +125,33 @@ class TcpControlClient final : public ControlClient {
   }
 
  private:
+  // Publishes `value` for `key` and waits for mpirun's values (every rank's;
+  // with `one_allowed` also a single answer of mpirun's own).
+  std::vector<std::string> fence(const std::string& key, const std::string& value, bool one_allowed) {
+    Message m;
+    m.type = MessageType::put_fence;
+    m.key = key;
+    m.value = value;
+    send(m);
+    std::lock_guard read_lock(read_mutex_);
+    for (;;) {
+      auto reply = receive(std::nullopt);
+      if (reply && reply->type == MessageType::values && reply->key == key) {
+        bool agent_answer = one_allowed && reply->values.size() == 1;
+        if (static_cast<int>(reply->values.size()) != size_ && !agent_answer)
+          throw std::runtime_error("mpirun sent " + std::to_string(reply->values.size()) + " values for '" + key +
+                                   "', expected " + std::to_string(size_));
+        return std::move(reply->values);
+      }
+      if (reply && reply->type == MessageType::refuse)
+        throw std::runtime_error("mpirun closed the control connection: " + reply->text);
+    }
+  }
+
   void send(const Message& m) {
     auto bytes = encode(m);
     std::lock_guard write_lock(write_mutex_);
-    if (!write_all(fd_.get(), bytes))
+    if (!net::write_all(fd_.get(), bytes))
       throw std::runtime_error("lost the control connection to mpirun (write: " + std::string(std::strerror(errno)) +
                                ")");
   }
@@ -187,19 +194,19 @@ class TcpControlClient final : public ControlClient {
 
 }  // namespace
 
-std::unique_ptr<ControlClient> ControlClient::from_environment() {
+std::unique_ptr<ControlClient> ControlClient::from_environment(std::optional<VendorPlace> vendor) {
   if (!std::getenv("_YAMPI_PHOST") || !std::getenv("_YAMPI_PPORT")) return nullptr;
   int size = static_cast<int>(env_integer("_YAMPI_NPROCS", 1, 1 << 30));
   int rank = 0;
-  if (p2p::vendor::Library* vendor = p2p::vendor::process_library(); vendor && !std::getenv("_YAMPI_MYRANK")) {
+  if (vendor) {
     // mpirun -vendor: one environment for all ranks; the rank is the
-    // vendor's MPI_COMM_WORLD rank (core/runtime.cpp opened the vendor first).
-    if (vendor->size() != size)
-      throw std::runtime_error("the vendor MPI started " + std::to_string(vendor->size()) +
+    // vendor's MPI_COMM_WORLD rank (boot/start.cpp opened the vendor first).
+    if (vendor->size != size)
+      throw std::runtime_error("the vendor MPI started " + std::to_string(vendor->size) +
                                " processes but mpirun expects " + std::to_string(size) +
                                " (_YAMPI_NPROCS): was the program started by another launcher? start it with "
                                "mpirun -vendor NAME -np N only");
-    rank = vendor->rank();
+    rank = vendor->rank;
   } else {
     rank = static_cast<int>(env_integer("_YAMPI_MYRANK", 0, size - 1));
   }
@@ -216,7 +223,7 @@ std::unique_ptr<ControlClient> ControlClient::from_environment() {
   if (seconds <= 0) seconds = 30;
   UniqueFd fd;
   try {
-    fd = connect_tcp(host, port, std::chrono::seconds(seconds));
+    fd = net::connect_tcp(host, port, std::chrono::seconds(seconds));
   } catch (const std::exception& e) {
     throw std::runtime_error("rank " + std::to_string(rank) + " cannot reach mpirun's control service at " + host +
                              ":" + std::to_string(port) + ": " + e.what() +
@@ -224,11 +231,11 @@ std::unique_ptr<ControlClient> ControlClient::from_environment() {
   }
   // The TCP transport advertises this address by default: it is the one this
   // host uses to reach mpirun, hence one the other hosts of the job can reach.
-  std::string local = local_address(fd.get());
+  std::string local = net::local_address(fd.get());
   if (!local.empty()) setenv("GRIDMPI_LOCAL_ADDRESS", local.c_str(), 0);
   auto client = std::make_unique<TcpControlClient>(std::move(fd), rank, size, cookie);
   client->hello();
   return client;
 }
 
-}  // namespace gridmpi::launcher
+}  // namespace gridmpi::boot

@@ -4,7 +4,7 @@
 
 #include <utility>
 
-namespace gridmpi::launcher {
+namespace gridmpi {
 
 class UniqueFd {
  public:
@@ -31,4 +31,4 @@ class UniqueFd {
   int fd_ = -1;
 };
 
-}  // namespace gridmpi::launcher
+}  // namespace gridmpi

@@ -1,4 +1,5 @@
-// The MPI process's side of mpirun's control service.  Owner: launcher/.
+// The MPI process's side of mpirun's control service.  Owner: boot/ (the
+// service itself is mpirun's, launcher/control_service.hpp).
 //
 // mpirun starts every rank with environment variables naming the control
 // service (_YAMPI_PHOST, _YAMPI_PPORT), the rank (_YAMPI_MYRANK), the size
@@ -7,16 +8,25 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
-namespace gridmpi::launcher {
+namespace gridmpi::boot {
 
 class ControlClient {
  public:
+  // Where a vendor MPI's mpiexec placed this process (mpirun -vendor: one
+  // environment for all ranks, so the rank is the vendor's).
+  struct VendorPlace {
+    int rank = 0;
+    int size = 1;
+  };
   // Connects to mpirun if started by it; returns nullptr for a singleton.
-  // Throws std::runtime_error with a clear message when the service is unreachable.
-  static std::unique_ptr<ControlClient> from_environment();
+  // Throws std::runtime_error with a clear message when the service is
+  // unreachable.  `vendor`: the rank comes from the vendor MPI, not from
+  // _YAMPI_MYRANK (which mpirun -vendor does not set).
+  static std::unique_ptr<ControlClient> from_environment(std::optional<VendorPlace> vendor = std::nullopt);
   virtual ~ControlClient() = default;
 
   virtual int rank() const = 0;
@@ -26,6 +36,10 @@ class ControlClient {
   // Publishes this process's value for `key` and waits until every rank has
   // done the same; returns every rank's value (index = rank).
   virtual std::vector<std::string> exchange(const std::string& key, const std::string& value) = 0;
+  // The same fence, answered by mpirun itself (as the IMPI client agent) with
+  // one value, or with every rank's when it passes the fence on: the values
+  // as they came (the caller checks their number).
+  virtual std::vector<std::string> exchange_with_agent(const std::string& key, const std::string& value) = 0;
   // Tells mpirun to terminate the whole job: MPI_Abort, or with
   // `error` set a fatal error (exit_code is its class; mpirun prints
   // "rank N failed (host, pid): message").  Returns after mpirun
@@ -35,4 +49,4 @@ class ControlClient {
   virtual void finalize() = 0;
 };
 
-}  // namespace gridmpi::launcher
+}  // namespace gridmpi::boot

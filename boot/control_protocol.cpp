@@ -1,8 +1,8 @@
-#include "launcher/control_protocol.hpp"
+#include "boot/control_protocol.hpp"
 
 #include <cstring>
 
-namespace gridmpi::launcher {
+namespace gridmpi::boot {
 
 namespace {
 
@@ -230,4 +230,4 @@ std::optional<Message> FrameDecoder::next() {
   return read_message(payload);
 }
 
-}  // namespace gridmpi::launcher
+}  // namespace gridmpi::boot
