@@ -88,7 +88,7 @@ std::vector<bool> lam_clients(const JobLayout& layout) {
 // bytes on the wire (impi/README.md, "LAM/MPI 7.1.4"): a LAM client counts as
 // one whose representation is this machine's, so that the collectives'
 // streams are native when every other client holds data alike.  Point-to-
-// point with LAM's ranks is native in any case (request/engine.cpp,
+// point with LAM's ranks is native in any case (request/engine_send.cpp,
 // Peer::native_only), also when this cluster announced no representation
 // (impi.datarep = external32, or a server that drops gridmpi's label).
 void assume_lam_native(impi::JobMap& map, const std::vector<bool>& lam_client,

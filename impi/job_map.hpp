@@ -2,10 +2,10 @@
 // DONE (docs/impi-protocol.md section 4), and how it travels from mpirun (the
 // IMPI client agent) to the MPI processes of its cluster.
 //
-// The start-up, process side (core/runtime.cpp):
-//   1. each process opens its IMPI listening socket (impi/transport.hpp) and
+// The start-up, process side (impi/startup.hpp, driven by boot/start.cpp):
+//   1. each process opens its IMPI listening socket (impi/startup.hpp, open_host) and
 //      publishes a LocalHost through mpirun's control service
-//      (ControlClient::exchange(key_local_host, LocalHost::encode()));
+//      (boot::ControlClient::exchange_with_agent(key_local_host, LocalHost::encode()));
 //   2. mpirun collects the LocalHost of every local rank, runs the client
 //      side of the server protocol (impi/client.hpp), and answers the
 //      exchange with ONE value: the CollatedLabels it received, encoded;

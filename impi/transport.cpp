@@ -29,8 +29,8 @@
 #include "base/error.hpp"
 #include "impi/params.hpp"
 #include "impi/tls.hpp"
+#include "impi/translate.hpp"
 #include "p2p/tcp/tcp_address.hpp"
-#include "request/wire.hpp"
 
 namespace gridmpi::impi {
 
@@ -108,20 +108,6 @@ class ImpiTransport final : public p2p::Transport {
     std::int64_t received = 0;   // counted packets not yet acknowledged by us
     std::deque<OutPacket> held;  // counted packets held by flow control (FIFO)
   };
-  // A long message we send: what its continuation packets repeat.
-  struct LongSend {
-    int peer = -1;
-    std::uint64_t msglen = 0;
-    std::int32_t lsrank = 0, tag = 0;
-    std::uint64_t cid = 0;
-    std::uint64_t srqid = 0;
-  };
-  // A long message we receive: where its next continuation goes.
-  struct LongReceive {
-    std::uint64_t offset = 0;
-    std::uint64_t msglen = 0;
-  };
-
   void adopt_listener();
   void accept_next();
   void connect_to(int host);
@@ -130,7 +116,6 @@ class ImpiTransport final : public p2p::Transport {
   void fail(std::exception_ptr error);
   Proc proc(int rank) const { return map().procs[static_cast<std::size_t>(rank)]; }
   const JobMap& map() const { return startup_->map; }
-  PacketHeader header_to(int peer, PacketType type) const;
   p2p::SendStatus submit(int peer, OutPacket&& packet, bool counted);
   void release_held(int peer);
   void send_control(int peer, PacketType type, std::uint64_t srqid, std::uint64_t drqid);
@@ -139,15 +124,9 @@ class ImpiTransport final : public p2p::Transport {
   // `frame_peer`; control packets are handled completely here.
   p2p::Placement on_packet(int host, const PacketHeader& h, int* frame_peer, bool* deliver_end);
   std::string describe_host(int host) const;
-  // The request layer's representation flags (request/wire.hpp
-  // flag_external32, flag_native_basic + basic) matter when a peer takes
-  // native data; towards a gridmpi client that negotiated native or
-  // external64 they ride in pk_reserved (0 in IMPI, never read from others).
-  std::uint64_t private_flags(int peer, std::uint8_t flags, std::uint16_t basic) const;
-  void read_private_flags(int peer, std::uint64_t reserved, std::uint8_t* flags, std::uint16_t* basic) const;
-
   p2p::TransportContext context_;
   std::shared_ptr<const Startup> startup_;
+  Translator translator_;  // frames <-> packets, and IMPI's protocol state (impi/translate.hpp)
   tcp::acceptor acceptor_;
   int my_host_ = 0;
   std::int32_t datalen_ = 262144;
@@ -159,16 +138,9 @@ class ImpiTransport final : public p2p::Transport {
   std::vector<std::shared_ptr<Connection>> hosts_;   // by global host index (null: not connected / own client)
   std::vector<std::shared_ptr<Connection>> unidentified_;
   std::vector<PeerState> peers_;                     // by world rank
-  std::vector<p2p::DataRepresentation> client_representation_;  // by client (JobMap::representation_with)
   int expected_ = 0;                                 // host connections to make or accept
   int established_ = 0;
   std::uint64_t seqnum_ = 0;
-  std::map<std::uint64_t, LongSend> long_by_srqid_;  // sent DATASYNC (long), waiting for SYNCACK
-  std::map<std::uint64_t, int> sync_by_srqid_;       // sent DATASYNC (short), waiting for SYNCACK
-  std::map<std::pair<int, std::uint64_t>, LongSend> long_by_drqid_;      // (peer, drqid): continuations to send
-  // (peer, srqid) -> (first packet's len, msglen) of a long message not yet answered by SYNCACK.
-  std::map<std::pair<int, std::uint64_t>, std::pair<std::uint64_t, std::uint64_t>> first_by_srqid_;
-  std::map<std::pair<int, std::uint64_t>, LongReceive> receiving_;       // (peer, drqid)
   std::shared_ptr<ImpiTransport*> life_;
   std::exception_ptr failure_;
   bool shutting_down_ = false;
@@ -702,6 +674,7 @@ class ImpiTransport::Connection : public std::enable_shared_from_this<Connection
 ImpiTransport::ImpiTransport(const p2p::TransportContext& context, std::shared_ptr<const Startup> startup)
     : context_(context),
       startup_(std::move(startup)),
+      translator_(startup_->map, startup_->my_rank),
       acceptor_(*context.io),
       life_(std::make_shared<ImpiTransport*>(this)) {
   const JobMap& m = map();
@@ -717,12 +690,10 @@ ImpiTransport::ImpiTransport(const p2p::TransportContext& context, std::shared_p
   hosts_.resize(m.hosts.size());
   peers_.resize(static_cast<std::size_t>(m.world_size()));
   for (int r = 0; r < m.world_size(); ++r) peers_[static_cast<std::size_t>(r)].host = m.proc_host[static_cast<std::size_t>(r)];
-  for (int c = 0; c < m.nclients; ++c) {
-    client_representation_.push_back(m.representation_with(c));
+  for (int c = 0; c < m.nclients; ++c)
     if (c != m.my_client)
       log().debug("impi: rank {}: user data to client {} travels as {}", startup_->my_rank, c,
-                  representation_name(client_representation_.back()));
-  }
+                  representation_name(m.representation_with(c)));
   adopt_listener();
   for (int h = 0; h < static_cast<int>(m.hosts.size()); ++h) {
     if (m.hosts[static_cast<std::size_t>(h)].client == m.my_client) continue;
@@ -830,26 +801,7 @@ bool ImpiTransport::reachable(int peer) const {
   return map().proc_client[static_cast<std::size_t>(peer)] != map().my_client;
 }
 
-namespace {
-constexpr std::uint64_t private_flags_mark = std::uint64_t{0x4744} << 48;  // "GD"
-}
-
-std::uint64_t ImpiTransport::private_flags(int peer, std::uint8_t flags, std::uint16_t basic) const {
-  if (representation(peer) == p2p::DataRepresentation::external32 || (flags == 0 && basic == 0)) return 0;
-  return private_flags_mark | std::uint64_t{flags} << 16 | basic;
-}
-
-void ImpiTransport::read_private_flags(int peer, std::uint64_t reserved, std::uint8_t* flags,
-                                       std::uint16_t* basic) const {
-  if (representation(peer) == p2p::DataRepresentation::external32) return;
-  if ((reserved & (std::uint64_t{0xffff} << 48)) != private_flags_mark) return;
-  *flags = static_cast<std::uint8_t>(reserved >> 16);
-  *basic = static_cast<std::uint16_t>(reserved);
-}
-
-p2p::DataRepresentation ImpiTransport::representation(int peer) const {
-  return client_representation_[static_cast<std::size_t>(map().proc_client[static_cast<std::size_t>(peer)])];
-}
+p2p::DataRepresentation ImpiTransport::representation(int peer) const { return translator_.representation(peer); }
 
 bool ImpiTransport::ready() const {
   if (failure_) return true;  // progress() reports it
@@ -887,15 +839,6 @@ bool ImpiTransport::progress() {
     }
   }
   return false;
-}
-
-PacketHeader ImpiTransport::header_to(int peer, PacketType type) const {
-  PacketHeader h;
-  h.type = type;
-  h.src = proc(startup_->my_rank);
-  h.dest = proc(peer);
-  h.count = carries_payload(type) ? 0 : -1;
-  return h;
 }
 
 p2p::SendStatus ImpiTransport::submit(int peer, OutPacket&& packet, bool counted) {
@@ -940,7 +883,7 @@ void ImpiTransport::release_held(int peer) {
 }
 
 void ImpiTransport::send_control(int peer, PacketType type, std::uint64_t srqid, std::uint64_t drqid) {
-  PacketHeader h = header_to(peer, type);
+  PacketHeader h = translator_.header_to(peer, type);
   h.srqid = srqid;
   h.drqid = drqid;
   h.seqnum = ++seqnum_;
@@ -951,96 +894,20 @@ void ImpiTransport::send_control(int peer, PacketType type, std::uint64_t srqid,
 
 p2p::SendStatus ImpiTransport::send(int peer, std::span<const std::byte> header, std::span<const std::byte> payload,
                                     std::uint64_t token) {
-  namespace w = request::wire;
   if (failure_) std::rethrow_exception(failure_);
   if (!reachable(peer))
     throw MpiError(MPI_ERR_INTERN, fmt::format("impi: rank {} cannot reach rank {}", startup_->my_rank, peer));
+  Translator::Outgoing out = translator_.to_packet(peer, header, payload.size());
   OutPacket packet;
   packet.payload = payload;
   packet.token = token;
-  PacketHeader h;
-  switch (w::peek_kind(header)) {
-    case w::Kind::eager:
-    case w::Kind::sync_eager:
-    case w::Kind::rts: {
-      auto m = w::MessageHeader::decode(header);
-      h = header_to(peer, m.kind == w::Kind::eager ? PacketType::data : PacketType::datasync);
-      h.len = static_cast<std::uint32_t>(payload.size());
-      h.msglen = m.size;
-      h.srqid = m.sender_id;
-      h.lsrank = m.envelope.source;
-      h.tag = m.envelope.tag;
-      h.cid = m.envelope.context;
-      h.reserved = private_flags(peer, m.flags, m.basic);
-      if (m.kind == w::Kind::rts) {
-        long_by_srqid_[m.sender_id] = LongSend{peer, m.size, m.envelope.source, m.envelope.tag, m.envelope.context,
-                                               m.sender_id};
-        packet.reference = true;  // the send waits for SYNCACK anyway
-      }
-      else if (m.kind == w::Kind::sync_eager)
-        sync_by_srqid_[m.sender_id] = peer;
-      break;
-    }
-    case w::Kind::data: {
-      auto d = w::DataHeader::decode(header);
-      auto it = long_by_drqid_.find({peer, d.receiver_id});
-      if (it == long_by_drqid_.end())
-        throw MpiError(MPI_ERR_INTERN, fmt::format("impi: rank {}: data for unknown receive {} of rank {}",
-                                                   startup_->my_rank, d.receiver_id, peer));
-      const LongSend& l = it->second;
-      h = header_to(peer, PacketType::data);
-      h.len = static_cast<std::uint32_t>(payload.size());
-      h.msglen = l.msglen;
-      h.srqid = l.srqid;
-      h.drqid = d.receiver_id;
-      h.lsrank = l.lsrank;
-      h.tag = l.tag;
-      h.cid = l.cid;
-      packet.reference = true;
-      if (d.offset + payload.size() >= l.msglen) long_by_drqid_.erase(it);
-      break;
-    }
-    case w::Kind::cts: {
-      auto c = w::CtsHeader::decode(header);
-      auto first = first_by_srqid_.find({peer, c.sender_id});
-      std::uint64_t offset = first == first_by_srqid_.end() ? 0 : first->second.first;
-      std::uint64_t msglen = first == first_by_srqid_.end() ? c.accepted : first->second.second;
-      if (first != first_by_srqid_.end()) first_by_srqid_.erase(first);
-      receiving_[{peer, c.receiver_id}] = LongReceive{offset, msglen};
-      h = header_to(peer, PacketType::syncack);
-      h.srqid = c.sender_id;
-      h.drqid = c.receiver_id;
-      break;
-    }
-    case w::Kind::sync_ack: {
-      auto a = w::SyncAckHeader::decode(header);
-      h = header_to(peer, PacketType::syncack);
-      h.srqid = a.sender_id;
-      break;
-    }
-    case w::Kind::cancel_request: {
-      auto c = w::CancelRequestHeader::decode(header);
-      h = header_to(peer, PacketType::cancel);
-      h.srqid = c.sender_id;
-      break;
-    }
-    case w::Kind::cancel_reply: {
-      auto c = w::CancelReplyHeader::decode(header);
-      h = header_to(peer, c.cancelled ? PacketType::cancelyes : PacketType::cancelno);
-      h.srqid = c.sender_id;
-      // A cancelled long message will never be answered by SYNCACK; one not
-      // cancelled (matched already) still needs its first packet's length.
-      if (c.cancelled) first_by_srqid_.erase({peer, c.sender_id});
-      break;
-    }
-  }
-  h.seqnum = ++seqnum_;
-  h.encode(packet.head.data());
-  return submit(peer, std::move(packet), counts_for_flow_control(h.type));
+  packet.reference = out.reference;
+  out.header.seqnum = ++seqnum_;
+  out.header.encode(packet.head.data());
+  return submit(peer, std::move(packet), counts_for_flow_control(out.header.type));
 }
 
 p2p::Placement ImpiTransport::on_packet(int host, const PacketHeader& h, int* frame_peer, bool* deliver) {
-  namespace w = request::wire;
   const JobMap& m = map();
   int peer = m.rank_of(h.src);
   if (peer < 0 || m.proc_host[static_cast<std::size_t>(peer)] != host)
@@ -1062,77 +929,13 @@ p2p::Placement ImpiTransport::on_packet(int host, const PacketHeader& h, int* fr
     ps.received -= ackmark_;
     send_control(peer, PacketType::protoack, 0, 0);
   }
-  w::HeaderBuffer buffer;
-  std::size_t n = 0;
-  auto cid32 = [&] {
-    if (h.cid > 0xfffffffeu)
-      throw WireError(fmt::format("context id {} is beyond this implementation's range", h.cid));
-    return static_cast<std::uint32_t>(h.cid);
-  };
-  switch (h.type) {
-    case PacketType::data:
-    case PacketType::datasync: {
-      if (h.len > h.msglen) throw WireError(fmt::format("pk_len {} exceeds pk_msglen {}", h.len, h.msglen));
-      if (h.len > static_cast<std::uint32_t>(datalen_))
-        throw WireError(fmt::format("pk_len {} exceeds the job's IMPI_C_DATALEN {}", h.len, datalen_));
-      if (h.type == PacketType::data && h.len < h.msglen) {
-        // A continuation of a long message, routed by drqid.
-        auto it = receiving_.find({peer, h.drqid});
-        if (it == receiving_.end())
-          throw WireError(fmt::format("continuation DATA for unknown receive {} (no SYNCACK sent for it)", h.drqid));
-        w::DataHeader d{h.drqid, it->second.offset};
-        it->second.offset += h.len;
-        if (it->second.offset > it->second.msglen)
-          throw WireError(fmt::format("continuation DATA beyond the message's {} bytes", it->second.msglen));
-        if (it->second.offset == it->second.msglen) receiving_.erase(it);
-        n = d.encode(buffer);
-      } else {
-        w::MessageHeader msg;
-        msg.kind = h.type == PacketType::data ? w::Kind::eager
-                   : h.len == h.msglen          ? w::Kind::sync_eager
-                                                : w::Kind::rts;
-        msg.envelope = {cid32(), h.lsrank, h.tag};
-        msg.size = h.msglen;
-        msg.sender_id = h.srqid;
-        read_private_flags(peer, h.reserved, &msg.flags, &msg.basic);
-        if (msg.kind == w::Kind::rts) first_by_srqid_[{peer, h.srqid}] = {h.len, h.msglen};
-        n = msg.encode(buffer);
-      }
-      *deliver = true;
-      return context_.sink->on_frame_begin(peer, std::span<const std::byte>(buffer.data(), n), h.len);
-    }
-    case PacketType::syncack: {
-      if (auto it = long_by_srqid_.find(h.srqid); it != long_by_srqid_.end() && it->second.peer == peer) {
-        LongSend l = it->second;
-        long_by_srqid_.erase(it);
-        long_by_drqid_[{peer, h.drqid}] = l;
-        n = w::CtsHeader{h.srqid, h.drqid, l.msglen}.encode(buffer);
-      } else if (auto s = sync_by_srqid_.find(h.srqid); s != sync_by_srqid_.end() && s->second == peer) {
-        sync_by_srqid_.erase(s);
-        n = w::SyncAckHeader{h.srqid}.encode(buffer);
-      } else {
-        log().warn("impi: rank {}: SYNCACK from rank {} for request {}, which expects none; ignored",
-                   startup_->my_rank, peer, h.srqid);
-        return {};
-      }
-      break;
-    }
-    case PacketType::cancel:
-      n = w::CancelRequestHeader{w::any_context, h.srqid}.encode(buffer);
-      break;
-    case PacketType::cancelyes:
-    case PacketType::cancelno:
-      if (h.type == PacketType::cancelyes) {
-        long_by_srqid_.erase(h.srqid);
-        sync_by_srqid_.erase(h.srqid);
-      }
-      n = w::CancelReplyHeader{h.srqid, h.type == PacketType::cancelyes}.encode(buffer);
-      break;
-    default:
-      return {};
+  Translator::Incoming in = translator_.to_frame(peer, h);
+  if (in.header_size == 0) return {};
+  if (in.carries_payload) {
+    *deliver = true;
+    return context_.sink->on_frame_begin(peer, in.frame(), h.len);
   }
-  auto span = std::span<const std::byte>(buffer.data(), n);
-  p2p::Placement p = context_.sink->on_frame_begin(peer, span, 0);
+  p2p::Placement p = context_.sink->on_frame_begin(peer, in.frame(), 0);
   context_.sink->on_frame_end(peer, p.token, {});
   return {};
 }

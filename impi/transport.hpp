@@ -5,18 +5,10 @@
 // To the request layer it is a transport like the others, with two declared
 // differences (p2p::Capabilities::external32 and rts_carries_first_fragment):
 // data travels in external32, and long messages follow IMPI's protocol.  The
-// transport translates the request layer's frames to IMPI packets and back:
-//
-//   request layer             IMPI packet
-//   eager                     DATA        (len == msglen <= maxdatalen)
-//   sync_eager                DATASYNC    (len == msglen)
-//   rts + first fragment      DATASYNC    (len < msglen: first packet of a long message)
-//   cts                       SYNCACK     (drqid = the receive's id; answers a long DATASYNC)
-//   sync_ack                  SYNCACK     (answers a short DATASYNC)
-//   data                      DATA        (continuation: len < msglen, routed by drqid)
-//   cancel_request            CANCEL
-//   cancel_reply              CANCELYES / CANCELNO
-//   (its own)                 PROTOACK (flow control), FINI (shutdown)
+// translation of frames to IMPI packets and back, with the state IMPI's
+// long and synchronous messages need, is impi/translate.hpp (socket-free);
+// this file adds what belongs to connections: sequence numbers, PROTOACK
+// (flow control) and FINI (shut-down).
 //
 // Flow control per process pair (section 8): a sender holds counted packets
 // beyond IMPI_H_HIWATER unacknowledged ones in a FIFO per destination and

@@ -2,7 +2,7 @@
 // call and its size dispatch were a tenth of an eager send's work.  Two
 // fixed-size copies that may overlap; larger sizes go to memcpy.  Used on
 // the message path of the shm ring (p2p/shm/shm_ring.cpp) and of the
-// request engine (request/engine.cpp, unpacking into a contiguous buffer).
+// request engine (request/engine_recv.cpp, unpacking into a contiguous buffer).
 #pragma once
 #include <cstddef>
 #include <cstring>

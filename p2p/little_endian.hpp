@@ -1,5 +1,5 @@
 // Explicit little-endian encoding of fixed-width integers, for every wire
-// format of the library (request/wire.hpp, p2p/tcp/tcp_wire.hpp): the byte
+// format of the library (p2p/frame.hpp, p2p/tcp/tcp_wire.hpp): the byte
 // order on the wire never depends on the host.
 #pragma once
 #include <bit>

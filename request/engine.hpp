@@ -31,7 +31,7 @@
 #include "request/matching.hpp"
 #include "request/request.hpp"
 #include "request/request_types.hpp"
-#include "request/wire.hpp"
+#include "p2p/frame.hpp"
 
 namespace gridmpi::request {
 
@@ -126,7 +126,7 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
 
  private:
   struct PendingFrame {
-    wire::HeaderBuffer header{};
+    frame::HeaderBuffer header{};
     std::uint8_t header_size = 0;
     std::span<const std::byte> payload;
     PointRequest* owner = nullptr;  // null for control frames (cts, sync_ack)
@@ -209,7 +209,7 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
   void start_point(PointRequest* r);
   void start_send(PointRequest* s);
   void start_buffered(PointRequest* s);
-  // Sets s->external32 / s->native_basic for its peer (see wire::flag_native_basic).
+  // Sets s->external32 / s->native_basic for its peer (see frame::flag_native_basic).
   void choose_representation(PointRequest* s, const Peer& p);
   void start_recv(PointRequest* r);
   void attach_message(PointRequest* r, std::unique_ptr<UnexpectedMessage> m);
@@ -221,9 +221,9 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
   // one, the posted receive it matches (prepared, status set) or null, and
   // its place in the unexpected queue (`payload` non-null: copied at once,
   // else the returned placement receives it).
-  void check_eager_size(int world, const wire::MessageHeader& h, std::size_t payload_size) const;
-  PointRequest* match_posted(int world, const wire::MessageHeader& h);
-  p2p::Placement queue_unexpected(int world, const wire::MessageHeader& h, std::size_t payload_size,
+  void check_eager_size(int world, const frame::MessageHeader& h, std::size_t payload_size) const;
+  PointRequest* match_posted(int world, const frame::MessageHeader& h);
+  p2p::Placement queue_unexpected(int world, const frame::MessageHeader& h, std::size_t payload_size,
                                   const std::byte* payload);
   std::size_t native_to_external32_in_place(PointRequest* r, std::size_t bytes);
   void pack_for_peer(PointRequest* s, std::byte* out);
@@ -237,11 +237,11 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
   void complete(PointRequest* r);
   void register_id(PointRequest* r);
   void unregister_id(PointRequest* r);
-  PointRequest* by_id(std::uint64_t id, wire::Kind kind, int peer);
+  PointRequest* by_id(std::uint64_t id, frame::Kind kind, int peer);
   // MPI_Cancel of a send (the cancel_request / cancel_reply protocol).
   void cancel_send(PointRequest* s);
-  void on_cancel_request(int peer, const wire::CancelRequestHeader& h);
-  void on_cancel_reply(int peer, const wire::CancelReplyHeader& h);
+  void on_cancel_request(int peer, const frame::CancelRequestHeader& h);
+  void on_cancel_reply(int peer, const frame::CancelReplyHeader& h);
   Request* add_to_table(std::unique_ptr<Request> r);
 
   int rank_;
@@ -333,6 +333,24 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
   std::exception_ptr thread_failure_;     // thrown by a handler or a round of the progress thread
   bool wake_all_ = false;                 // a failure: every waiter looks for itself
 };
+
+// Inline: on the path of every message that completes a request (the
+// receive files and the send files both reach them).
+inline void EngineImpl::unregister_id(PointRequest* r) {
+  if (!r->registered) return;
+  by_id_.erase(r->id);
+  r->registered = false;
+}
+
+inline void EngineImpl::complete(PointRequest* r) {
+  unregister_id(r);
+  r->complete = true;
+  if (r->bsend_block) {
+    bsend_.release(*r->bsend_block);
+    r->bsend_block.reset();
+  }
+  if (r->internal || r->freed) release(r);
+}
 
 std::unique_ptr<Engine> make_engine_with(int world_rank, int world_size, std::uint64_t job_cookie,
                                          const TransportMaker& make, EngineOptions options = {});

@@ -29,7 +29,7 @@ bool MatchQueues::unpost(PointRequest* r) {
   return true;
 }
 
-PointRequest* MatchQueues::take_posted(const wire::Envelope& env) {
+PointRequest* MatchQueues::take_posted(const frame::Envelope& env) {
   Queues* c = find_queues(env.context);
   if (!c) return nullptr;
   auto& q = c->posted;
@@ -64,7 +64,7 @@ std::unique_ptr<UnexpectedMessage> MatchQueues::take_unexpected(std::uint32_t co
 
 std::unique_ptr<UnexpectedMessage> MatchQueues::take_unexpected_by_sender(std::uint32_t context, int sender_world,
                                                                           std::uint64_t sender_id) {
-  if (context == wire::any_context) {
+  if (context == frame::any_context) {
     Queues* where = nullptr;
     std::list<std::unique_ptr<UnexpectedMessage>>::iterator newest;
     for (auto& [ctx, q] : contexts_)

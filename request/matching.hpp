@@ -17,7 +17,7 @@
 
 namespace gridmpi::request {
 
-inline bool envelope_matches(int want_source, int want_tag, const wire::Envelope& env) noexcept {
+inline bool envelope_matches(int want_source, int want_tag, const frame::Envelope& env) noexcept {
   return (want_source == MPI_ANY_SOURCE || want_source == env.source) &&
          (want_tag == MPI_ANY_TAG || want_tag == env.tag);
 }
@@ -32,7 +32,7 @@ class MatchQueues {
   // Removes a posted receive (cancel); false when it is not posted any more.
   bool unpost(PointRequest* r);
   // The earliest posted receive matching env, removed from the queue; nullptr if none.
-  PointRequest* take_posted(const wire::Envelope& env);
+  PointRequest* take_posted(const frame::Envelope& env);
 
   void add_unexpected(std::unique_ptr<UnexpectedMessage> m);
   // The earliest unexpected message matching (source, tag) in context, removed; null if none.
@@ -40,7 +40,7 @@ class MatchQueues {
   // The unexpected message of context that sender_world sent as sender_id,
   // removed (MPI_Cancel of that send); null when it is not there any more (a
   // receive or a matched probe took it) or its payload is still arriving.
-  // context wire::any_context: the newest such message of any context.
+  // context frame::any_context: the newest such message of any context.
   std::unique_ptr<UnexpectedMessage> take_unexpected_by_sender(std::uint32_t context, int sender_world,
                                                                std::uint64_t sender_id);
   // The same without removing it (probe).

@@ -11,9 +11,12 @@
 
 #include "core/datatype.hpp"
 #include "request/request.hpp"
-#include "request/wire.hpp"
+#include "p2p/frame.hpp"
 
 namespace gridmpi::request {
+
+// The frame headers the engine and the transports share (p2p/frame.hpp).
+namespace frame = p2p::frame;
 
 struct PointRequest;
 
@@ -47,8 +50,8 @@ class PayloadBytes {
 // A message that arrived before its receive was posted (or that a receive
 // matched while its payload is still arriving).
 struct UnexpectedMessage {
-  wire::Kind kind = wire::Kind::eager;  // eager, sync_eager or rts
-  wire::Envelope envelope;
+  frame::Kind kind = frame::Kind::eager;  // eager, sync_eager or rts
+  frame::Envelope envelope;
   std::uint64_t size = 0;         // packed bytes of the whole message
   std::uint64_t sender_id = 0;
   int peer_world = -1;            // who sent it (for answers)
@@ -56,8 +59,8 @@ struct UnexpectedMessage {
   bool data_complete = false;     // all of `data` has arrived
   PointRequest* claimed_by = nullptr;  // a receive matched it before the data was complete
   std::uint64_t arrival = 0;      // arrival order (set by MatchQueues::add_unexpected)
-  std::uint8_t flags = 0;         // wire::MessageHeader::flags
-  std::uint16_t basic = 0;        // wire::MessageHeader::basic
+  std::uint8_t flags = 0;         // frame::MessageHeader::flags
+  std::uint16_t basic = 0;        // frame::MessageHeader::basic
 
   // Recycled per thread, as PointRequests are (request_types.cpp).
   static void* operator new(std::size_t size);
@@ -83,7 +86,7 @@ struct PointRequest : Request {
   core::ExternalFormat format = core::ExternalFormat::external32;
   bool spans_clients = false;  // its communicator spans clusters (core::spans_clients)
   // Send: native elements of this predefined basic type sent on a
-  // communicator that spans clusters (wire::flag_native_basic); receive:
+  // communicator that spans clusters (frame::flag_native_basic); receive:
   // the same from the matched message.  0 otherwise.
   std::uint16_t native_basic = 0;
 

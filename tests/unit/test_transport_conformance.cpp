@@ -1,7 +1,10 @@
 // The same cases against every transport (p2p/transport.hpp): template,
-// self, tcp over loopback and shm (single copy, and forced through the ring:
-// shm-copy) between two transports in this process.
-// Each case talks through a recording sink.
+// self, tcp over loopback, shm (single copy, and forced through the ring:
+// shm-copy) and impi (two IMPI clients of one proc each, joined over
+// loopback) between two transports in this process.
+// Each case talks through a recording sink.  The transports that carry
+// headers as bytes get arbitrary ones; impi translates frames to IMPI
+// packets, so it gets eager frames (p2p/frame.hpp) whose tag is the marker.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -11,7 +14,15 @@
 #include <memory>
 #include <vector>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include "base/error.hpp"
+#include "impi/transport.hpp"
+#include "impi/wire.hpp"
+#include "p2p/frame.hpp"
 #include "p2p/self/self_transport.hpp"
 #include "p2p/shm/shm_transport.hpp"
 #include "p2p/tcp/tcp_transport.hpp"
@@ -20,6 +31,32 @@
 using namespace gridmpi::p2p;
 
 namespace {
+
+namespace frame = gridmpi::p2p::frame;
+
+// The header of a test frame: `marker` tells frames apart.  For impi a valid
+// eager frame carrying the payload size (its tag is the marker); for the
+// others `size` arbitrary bytes starting with the marker byte.
+std::vector<std::byte> test_header(bool impi, unsigned marker, std::size_t payload, std::size_t size = 4) {
+  if (impi) {
+    frame::MessageHeader m;
+    m.envelope = {9, 0, static_cast<std::int32_t>(marker)};
+    m.size = payload;
+    frame::HeaderBuffer b{};
+    std::size_t n = m.encode(b);
+    return {b.begin(), b.begin() + static_cast<std::ptrdiff_t>(n)};
+  }
+  std::vector<std::byte> h(size);
+  for (std::size_t i = 0; i < size; ++i) h[i] = static_cast<std::byte>((i * 7 + marker) & 0xff);
+  h[0] = static_cast<std::byte>(marker & 0xff);
+  if (size > 2) h[1] = static_cast<std::byte>((marker >> 8) & 0xff);
+  return h;
+}
+
+unsigned marker_of(bool impi, const std::vector<std::byte>& header) {
+  if (impi) return static_cast<unsigned>(frame::MessageHeader::decode(header).envelope.tag);
+  return static_cast<unsigned>(header[0]) | (header.size() > 2 ? static_cast<unsigned>(header[1]) << 8 : 0u);
+}
 
 struct Received {
   int peer;
@@ -34,6 +71,7 @@ struct RecordingSink : FrameSink {
   std::vector<Received> frames;
   std::vector<std::uint64_t> completed;
   bool place = false;
+  bool impi = false;  // headers are frames (test_header)
   Transport* reply_through = nullptr;
   std::map<std::uint64_t, std::vector<std::byte>> destinations;
   std::map<std::uint64_t, std::vector<std::byte>> headers;
@@ -55,8 +93,8 @@ struct RecordingSink : FrameSink {
     auto d = destinations.find(token);
     r.placed = d != destinations.end() && payload.data() == d->second.data();
     frames.push_back(std::move(r));
-    if (reply_through && !frames.back().header.empty() && frames.back().header[0] == std::byte{'Q'}) {
-      std::byte answer[4] = {std::byte{'A'}, std::byte{0}, std::byte{0}, std::byte{0}};
+    if (reply_through && !frames.back().header.empty() && marker_of(impi, frames.back().header) == 'Q') {
+      auto answer = test_header(impi, 'A', 0);
       auto status = reply_through->send(peer, answer, {}, 0);
       CHECK(status != SendStatus::would_block);
     }
@@ -71,8 +109,10 @@ struct Setup {
   std::unique_ptr<Transport> sender, receiver;
   int sender_rank = 0, receiver_rank = 1;
   std::string kind;
+  bool impi = false;
 
-  explicit Setup(const std::string& which) : kind(which) {
+  explicit Setup(const std::string& which) : kind(which), impi(which == "impi") {
+    sender_sink.impi = receiver_sink.impi = impi;
     std::uint64_t cookie = 0x5eed0000 + std::hash<std::string>{}(which) % 1000;
     TransportContext c0{0, 2, cookie, &io, &sender_sink};
     TransportContext c1{1, 2, cookie, &io, &receiver_sink};
@@ -84,6 +124,53 @@ struct Setup {
       o.network = "127.0.0.0/8";
       sender = std::make_unique<tcp::TcpTransport>(c0, o);
       receiver = std::make_unique<tcp::TcpTransport>(c1, o);
+    } else if (which == "impi") {
+      // Two IMPI clients of one proc each, both in this process: their
+      // procs differ by the pid field (identities are compared byte-wise).
+      auto listener = [](std::uint16_t* port) {
+        int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        REQUIRE(fd >= 0);
+        sockaddr_in at{};
+        at.sin_family = AF_INET;
+        at.sin_addr.s_addr = htonl(0x7f000001);
+        REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&at), sizeof at) == 0);
+        REQUIRE(::listen(fd, 16) == 0);
+        socklen_t n = sizeof at;
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&at), &n);
+        *port = ntohs(at.sin_port);
+        return fd;
+      };
+      std::uint16_t ports[2];
+      int fds[2] = {listener(&ports[0]), listener(&ports[1])};
+      gridmpi::impi::JobMap map;
+      map.nclients = 2;
+      map.client_nhosts = {1, 1};
+      map.client_nprocs = {1, 1};
+      map.client_first_rank = {0, 1};
+      map.datalen = 256 * 1024;
+      for (int r = 0; r < 2; ++r) {
+        gridmpi::impi::HostEntry h;
+        h.client = r;
+        h.address = gridmpi::impi::host_id_from_ipv4(0x7f000001);
+        h.port = ports[r];
+        h.first_rank = r;
+        map.hosts.push_back(h);
+        map.procs.push_back(gridmpi::impi::Proc{h.address, 1000 + r});
+        map.proc_host.push_back(r);
+        map.proc_client.push_back(r);
+      }
+      for (int r = 0; r < 2; ++r) {
+        auto start = std::make_shared<gridmpi::impi::Startup>();
+        start->map = map;
+        start->map.my_client = r;
+        start->my_rank = r;
+        start->listen_fd = fds[r];
+        (r == 0 ? c0 : c1).impi = start;
+      }
+      sender = gridmpi::impi::make_transport(c0);
+      receiver = gridmpi::impi::make_transport(c1);
+      pump_until([&] { return sender->ready() && receiver->ready(); });
+      return;
     } else if (which == "shm" || which == "shm-copy") {
       shm::ShmOptions o;
       if (which == "shm-copy") o.large_path = shm::LargePath::two_copy;
@@ -136,19 +223,21 @@ std::vector<std::byte> bytes(std::size_t n, unsigned seed) {
 }  // namespace
 
 TEST_CASE("transport conformance", "[transport]") {
-  auto which = GENERATE(as<std::string>{}, "template", "self", "tcp", "shm", "shm-copy");
+  auto which = GENERATE(as<std::string>{}, "template", "self", "tcp", "shm", "shm-copy", "impi");
   Setup s(which);
   INFO("transport " << which);
   Capabilities caps = s.sender->capabilities();
   CHECK(caps.eager_limit > 0);
-  CHECK(caps.max_fragment >= caps.eager_limit);
+  // An eager message (fewer than eager_limit bytes) fits one fragment.
+  CHECK(caps.max_fragment + 1 >= caps.eager_limit);
   CHECK(s.sender->reachable(s.receiver_rank));
   CHECK_FALSE(s.sender->reachable(5));
   // The largest payloads the cases use, within what the transport declares.
   auto large = [&](std::size_t wanted) { return std::min(wanted, caps.max_frame_payload); };
 
   SECTION("header and payload arrive intact, from the right peer") {
-    auto h = bytes(24, 1), p = bytes(100, 2);
+    auto p = bytes(100, 2);
+    auto h = test_header(s.impi, 1, p.size(), 24);
     s.send(h, p, 0);
     s.pump_until([&] { return s.rx_sink().frames.size() == 1; });
     const Received& r = s.rx_sink().frames[0];
@@ -161,20 +250,20 @@ TEST_CASE("transport conformance", "[transport]") {
     std::vector<std::vector<std::byte>> sent;
     for (unsigned i = 0; i < 300; ++i) {
       sent.push_back(bytes(i % 7 == 0 ? 0 : i * 13 % 2000, i));
-      std::byte h[4] = {std::byte{'H'}, static_cast<std::byte>(i & 0xff), static_cast<std::byte>(i >> 8), std::byte{0}};
-      s.send(h, sent.back(), 0);
+      s.send(test_header(s.impi, i, sent.back().size()), sent.back(), 0);
     }
     s.pump_until([&] { return s.rx_sink().frames.size() == sent.size(); });
     for (unsigned i = 0; i < sent.size(); ++i) {
       INFO("frame " << i);
-      CHECK(static_cast<unsigned>(s.rx_sink().frames[i].header[1]) == (i & 0xff));
+      CHECK(marker_of(s.impi, s.rx_sink().frames[i].header) == i);
       CHECK(s.rx_sink().frames[i].payload == sent[i]);
     }
   }
 
   SECTION("a large payload lands in the destination named by the receiver") {
     s.rx_sink().place = true;
-    auto h = bytes(16, 3), p = bytes(large(3 * 1024 * 1024 + 17), 4);
+    auto p = bytes(large(3 * 1024 * 1024 + 17), 4);
+    auto h = test_header(s.impi, 3, p.size(), 16);
     auto status = s.send(h, p, 42);
     s.pump_until([&] {
       return s.rx_sink().frames.size() == 1 &&
@@ -186,7 +275,8 @@ TEST_CASE("transport conformance", "[transport]") {
   }
 
   SECTION("a large payload without a destination is supplied by the transport") {
-    auto h = bytes(16, 5), p = bytes(large(1024 * 1024 + 3), 6);
+    auto p = bytes(large(1024 * 1024 + 3), 6);
+    auto h = test_header(s.impi, 5, p.size(), 16);
     s.send(h, p, 7);
     s.pump_until([&] { return s.rx_sink().frames.size() == 1; });
     CHECK(s.rx_sink().frames[0].payload == p);
@@ -195,17 +285,15 @@ TEST_CASE("transport conformance", "[transport]") {
   SECTION("the receiver may send from inside an upcall") {
     // The reply goes back to the sender; for self it is the same transport.
     s.rx_sink().reply_through = &s.rx();
-    std::byte q[4] = {std::byte{'Q'}, std::byte{0}, std::byte{0}, std::byte{0}};
-    s.send(q, {}, 0);
-    s.pump_until([&] { return !s.tx_sink().frames.empty() && s.tx_sink().frames.back().header[0] == std::byte{'A'}; });
+    s.send(test_header(s.impi, 'Q', 0), {}, 0);
+    s.pump_until([&] { return !s.tx_sink().frames.empty() && marker_of(s.impi, s.tx_sink().frames.back().header) == 'A'; });
     CHECK(s.tx_sink().frames.back().peer == s.receiver_rank);
   }
 
   SECTION("a referenced payload is not reused before completion is reported") {
     auto p = bytes(large(512 * 1024), 8);
     auto copy = p;
-    std::byte h[4] = {std::byte{'R'}, std::byte{0}, std::byte{0}, std::byte{0}};
-    auto status = s.send(h, p, 99);
+    auto status = s.send(test_header(s.impi, 'R', p.size()), p, 99);
     if (status == SendStatus::in_flight) {
       s.pump_until([&] { return !s.tx_sink().completed.empty(); });
       CHECK(s.tx_sink().completed.back() == 99);

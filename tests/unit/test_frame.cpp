@@ -1,11 +1,11 @@
-// Round trips of every request-layer header (request/wire.hpp), its exact
+// Round trips of every request-layer header (p2p/frame.hpp), its exact
 // byte layout, and refusal of malformed headers.
 #include <catch2/catch.hpp>
 
 #include "base/error.hpp"
-#include "request/wire.hpp"
+#include "p2p/frame.hpp"
 
-using namespace gridmpi::request::wire;
+using namespace gridmpi::p2p::frame;
 
 namespace {
 template <class H>

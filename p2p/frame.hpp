@@ -1,6 +1,9 @@
-// The request layer's frame headers: one struct per kind, fixed-width fields,
+// The frame headers of the transport contract (p2p/transport.hpp): what the
+// request engine puts in front of every payload it hands a transport, and
+// what a transport that speaks another protocol (impi/transport.cpp) maps to
+// and from its own packets.  One struct per kind, fixed-width fields,
 // explicit little-endian encode/decode.  Round-trip tests in
-// tests/unit/test_wire_request.cpp.
+// tests/unit/test_frame.cpp.
 //
 // Every header starts with   u8 kind | u8 flags | u16 reserved
 //
@@ -32,7 +35,7 @@
 
 #include "p2p/little_endian.hpp"
 
-namespace gridmpi::request::wire {
+namespace gridmpi::p2p::frame {
 
 enum class Kind : std::uint8_t {
   eager = 1,       // envelope + the whole message as payload
@@ -177,4 +180,4 @@ struct CancelReplyHeader {
   bool operator==(const CancelReplyHeader&) const = default;
 };
 
-}  // namespace gridmpi::request::wire
+}  // namespace gridmpi::p2p::frame

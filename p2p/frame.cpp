@@ -1,11 +1,11 @@
-#include "request/wire.hpp"
+#include "p2p/frame.hpp"
 
 #include <fmt/format.h>
 
 #include "base/error.hpp"
 #include "p2p/little_endian.hpp"
 
-namespace gridmpi::request::wire {
+namespace gridmpi::p2p::frame {
 
 using p2p::WireReader;
 using p2p::WireWriter;
@@ -148,4 +148,4 @@ CancelReplyHeader CancelReplyHeader::decode(std::span<const std::byte> in) {
   return h;
 }
 
-}  // namespace gridmpi::request::wire
+}  // namespace gridmpi::p2p::frame
