@@ -59,7 +59,7 @@ class Translator {
   // DATASYNC: pk_len bytes).  Throws WireError for a packet that breaks the
   // protocol.
   struct Incoming {
-    p2p::frame::HeaderBuffer header{};
+    p2p::frame::HeaderBuffer header;  // the first header_size bytes are the frame
     std::size_t header_size = 0;
     bool carries_payload = false;
     std::span<const std::byte> frame() const { return {header.data(), header_size}; }
