@@ -30,6 +30,7 @@
 #include "impi/params.hpp"
 #include "impi/tls.hpp"
 #include "impi/translate.hpp"
+#include "p2p/stream_reader.hpp"
 #include "p2p/tcp/tcp_address.hpp"
 
 namespace gridmpi::impi {
@@ -152,9 +153,12 @@ class ImpiTransport final : public p2p::Transport {
 class ImpiTransport::Connection : public std::enable_shared_from_this<Connection> {
  public:
   Connection(ImpiTransport& owner, tcp::socket socket, int host)
-      : owner_(&owner), gate_(owner.context_.gate), socket_(std::move(socket)), timer_(socket_.get_executor()), host_(host) {
-    buffer_.resize(read_buffer_size);
-  }
+      : owner_(&owner),
+        gate_(owner.context_.gate),
+        socket_(std::move(socket)),
+        timer_(socket_.get_executor()),
+        host_(host),
+        reader_(read_buffer_size, static_cast<std::size_t>(owner.datalen_)) {}
 
   int host() const noexcept { return host_; }
   bool open() const noexcept { return state_ == State::open; }
@@ -319,17 +323,17 @@ class ImpiTransport::Connection : public std::enable_shared_from_this<Connection
     tls_.emplace(socket_, *owner_->tls_);
     auto self = shared_from_this();
     socket_.async_receive(
-        asio::buffer(buffer_.data(), 1), asio::socket_base::message_peek, [self](const error_code& ec, std::size_t n) {
+        asio::buffer(peek_.data(), 1), asio::socket_base::message_peek, [self](const error_code& ec, std::size_t n) {
           p2p::GateScope scope(self->gate_);
           if (!self->owner_ || self->state_ != State::handshaking) return;
           if (ec || n == 0) return self->refuse("closed before the TLS handshake");
-          if (self->buffer_[0] != tls::handshake_record) {
+          if (self->peek_[0] != tls::handshake_record) {
             error_code ignored;
             auto alert = tls::plaintext_rejection_alert();
             asio::write(self->socket_, asio::buffer(alert), ignored);
             return self->refuse(fmt::format("it does not speak TLS (first byte 0x{:02x}): impi.tls is off in its "
                                             "cluster and on here; set impi.tls in every cluster and at impi-server",
-                                            static_cast<unsigned>(self->buffer_[0])));
+                                            static_cast<unsigned>(self->peek_[0])));
           }
           self->tls_->async_handshake(asio::ssl::stream_base::server, [self](const error_code& e) {
             p2p::GateScope scope(self->gate_);
@@ -467,17 +471,7 @@ class ImpiTransport::Connection : public std::enable_shared_from_this<Connection
   void start_reading() {
     if (read_pending_ || state_ != State::open) return;
     if (bulk_) acknowledge_quickly();
-    std::span<std::byte> target;
-    if (in_payload_) {
-      target = payload_target_.subspan(payload_filled_);
-    } else {
-      if (head_ > 0) {
-        std::memmove(buffer_.data(), buffer_.data() + head_, tail_ - head_);
-        tail_ -= head_;
-        head_ = 0;
-      }
-      target = std::span<std::byte>(buffer_).subspan(tail_);
-    }
+    std::span<std::byte> target = reader_.read_target();
     read_pending_ = true;
     auto self = shared_from_this();
     if (tls_)
@@ -499,12 +493,7 @@ class ImpiTransport::Connection : public std::enable_shared_from_this<Connection
     if (!owner_ || ec == asio::error::operation_aborted) return;
     if (ec) return read_failed(ec);
     try {
-      if (in_payload_) {
-        payload_filled_ += n;
-        if (payload_filled_ == payload_target_.size()) finish_payload();
-      } else {
-        tail_ += n;
-      }
+      if (reader_.received(n)) reader_.end_payload(*owner_->context_.sink);
       parse();
     } catch (const WireError& e) {
       if (owner_) protocol_error(e.what());
@@ -531,7 +520,7 @@ class ImpiTransport::Connection : public std::enable_shared_from_this<Connection
     }
     std::string text;
     if (!tls_ && packets_received_ == 0 &&
-        tls::looks_like_tls(std::span<const std::byte>(buffer_.data() + head_, tail_ - head_))) {
+        tls::looks_like_tls(reader_.buffered())) {
       text = fmt::format("impi: rank {}: {} speaks TLS (impi.tls is on in its cluster, off here): set impi.tls in "
                          "every cluster and at impi-server (or off everywhere)",
                          owner->startup_->my_rank, owner->describe_host(host_));
@@ -562,24 +551,17 @@ class ImpiTransport::Connection : public std::enable_shared_from_this<Connection
     close_socket();
   }
 
-  void finish_payload() {
-    in_payload_ = false;
-    std::span<const std::byte> payload = payload_target_;
-    payload_target_ = {};
-    owner_->context_.sink->on_frame_end(payload_peer_, payload_token_, payload);
-  }
-
   void parse() {
-    while (!in_payload_ && state_ == State::open && owner_) {
-      std::size_t avail = tail_ - head_;
+    while (!reader_.in_payload() && state_ == State::open && owner_) {
+      std::span<const std::byte> in = reader_.buffered();
       if (host_ < 0) {
         // An accepted connection: first its host index.
-        if (avail < 4) return;
-        if (!tls_ && tls::looks_like_tls(std::span<const std::byte>(buffer_.data() + head_, 2)))
+        if (in.size() < 4) return;
+        if (!tls_ && tls::looks_like_tls(in.first(2)))
           return refuse("it speaks TLS (impi.tls is on in its cluster, off here): set impi.tls in every cluster and "
                         "at impi-server (or off everywhere)");
-        std::uint32_t index = get_u32(buffer_.data() + head_);
-        head_ += 4;
+        std::uint32_t index = get_u32(in.data());
+        reader_.consume(4);
         timer_.cancel();
         const JobMap& map = owner_->map();
         if (index >= map.hosts.size())
@@ -595,10 +577,9 @@ class ImpiTransport::Connection : public std::enable_shared_from_this<Connection
         owner_->identified(shared_from_this(), h);
         continue;
       }
-      if (avail < PacketHeader::size) return;
-      PacketHeader h = PacketHeader::decode(std::span<const std::byte>(buffer_.data() + head_, PacketHeader::size));
-      head_ += PacketHeader::size;
-      avail -= PacketHeader::size;
+      if (in.size() < PacketHeader::size) return;
+      PacketHeader h = PacketHeader::decode(in.first(PacketHeader::size));
+      reader_.consume(PacketHeader::size);
       ++packets_received_;
       if (h.type == PacketType::fini) {
         fini_received_ = true;
@@ -610,33 +591,7 @@ class ImpiTransport::Connection : public std::enable_shared_from_this<Connection
       bool deliver = false;
       p2p::Placement placement = owner_->on_packet(host_, h, &peer, &deliver);
       if (!deliver) continue;
-      const std::size_t size = h.len;
-      if (size == 0) {
-        owner_->context_.sink->on_frame_end(peer, placement.token, {});
-        continue;
-      }
-      if (!placement.destination.empty() && placement.destination.size() != size)
-        throw MpiError(MPI_ERR_INTERN, "impi: the request layer named a destination of the wrong size");
-      if (placement.destination.empty() && avail >= size) {
-        owner_->context_.sink->on_frame_end(peer, placement.token,
-                                            std::span<const std::byte>(buffer_.data() + head_, size));
-        head_ += size;
-        continue;
-      }
-      std::span<std::byte> target = placement.destination;
-      if (target.empty()) {
-        payload_owned_.resize(size);
-        target = payload_owned_;
-      }
-      std::size_t take = std::min(avail, size);
-      if (take) std::memcpy(target.data(), buffer_.data() + head_, take);
-      head_ += take;
-      payload_target_ = target;
-      payload_filled_ = take;
-      payload_peer_ = peer;
-      payload_token_ = placement.token;
-      in_payload_ = true;
-      if (payload_filled_ == size) finish_payload();
+      reader_.begin_payload(*owner_->context_.sink, peer, placement, h.len, "impi");
     }
   }
 
@@ -658,15 +613,11 @@ class ImpiTransport::Connection : public std::enable_shared_from_this<Connection
   bool write_pending_ = false;
   bool read_pending_ = false;
   bool fini_queued_ = false, fini_written_ = false, fini_received_ = false;
-  std::vector<std::byte> buffer_;
-  std::size_t head_ = 0, tail_ = 0;
-  bool in_payload_ = false;
   bool bulk_ = false;  // the last data packet was of a long message (acknowledge_quickly)
-  std::span<std::byte> payload_target_;
-  std::size_t payload_filled_ = 0;
-  int payload_peer_ = -1;
-  std::uint64_t payload_token_ = 0;
-  std::vector<std::byte> payload_owned_;
+  // The read buffer and the payload in progress; payloads never exceed the
+  // job's IMPI_C_DATALEN, so the reader's own payload buffer is kept.
+  p2p::StreamReader reader_;
+  std::array<std::byte, 1> peek_{};  // the first byte of an accepted TLS connection
 };
 
 // ---- the transport ------------------------------------------------------------------

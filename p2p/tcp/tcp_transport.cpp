@@ -15,6 +15,7 @@
 #include "conf/log.hpp"
 #include "conf/registry.hpp"
 #include "base/error.hpp"
+#include "p2p/stream_reader.hpp"
 #include "p2p/tcp/tcp_address.hpp"
 
 namespace gridmpi::p2p::tcp {
@@ -111,9 +112,8 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
         socket_(std::move(socket)),
         timer_(socket_.get_executor()),
         role_(role),
-        peer_(peer) {
-    buffer_.resize(read_buffer_size);
-  }
+        peer_(peer),
+        reader_(read_buffer_size, max_kept_payload_buffer) {}
 
   Role role() const noexcept { return role_; }
   int peer() const noexcept { return peer_; }
@@ -259,17 +259,7 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
 
   void start_reading() {
     if (read_pending_ || held_ || state_ != State::open) return;
-    std::span<std::byte> target;
-    if (in_payload_) {
-      target = payload_target_.subspan(payload_filled_);
-    } else {
-      if (head_ > 0) {
-        std::memmove(buffer_.data(), buffer_.data() + head_, tail_ - head_);
-        tail_ -= head_;
-        head_ = 0;
-      }
-      target = std::span<std::byte>(buffer_).subspan(tail_);
-    }
+    std::span<std::byte> target = reader_.read_target();
     read_pending_ = true;
     read_requested_ = target.size();
     auto self = shared_from_this();
@@ -382,16 +372,13 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
     if (!owner_ || ec == asio::error::operation_aborted) return;
     if (ec) return read_failed(ec);
     parse_and_read_on(n < read_requested_, [&] {
-      if (in_payload_) {
-        payload_filled_ += n;
-        if (payload_filled_ == payload_target_.size()) finish_payload();
-        // Again after every read of a large payload: the quick-ack mode set
-        // at its start does not last through megabytes (4 MiB ping-pong,
-        // 16 alternations: 1.03 -> 1.15 of Open MPI's bandwidth).
-        else if (payload_target_.size() - payload_filled_ >= quickack_payload_min) acknowledge_quickly();
-      } else {
-        tail_ += n;
-      }
+      if (reader_.received(n))
+        reader_.end_payload(*owner_->context_.sink);
+      // Again after every read of a large payload: the quick-ack mode set
+      // at its start does not last through megabytes (4 MiB ping-pong,
+      // 16 alternations: 1.03 -> 1.15 of Open MPI's bandwidth).
+      else if (reader_.in_payload() && reader_.payload_left() >= quickack_payload_min)
+        acknowledge_quickly();
     });
   }
 
@@ -417,7 +404,7 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
       return;
     }
     if (!owner_ || state_ != State::open) return;
-    if (drained && !in_payload_ && !held_ && owner_->context_.progress == ProgressMode::poll)
+    if (drained && !reader_.in_payload() && !held_ && owner_->context_.progress == ProgressMode::poll)
       owner_->rearm_.push_back(shared_from_this());
     else
       start_reading();
@@ -475,33 +462,18 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
     (void)::setsockopt(socket_.native_handle(), IPPROTO_TCP, TCP_QUICKACK, &one, sizeof one);
   }
 
-  void finish_payload() {
-    in_payload_ = false;
-    std::span<const std::byte> payload = payload_target_;
-    payload_target_ = {};
-    std::uint64_t token = payload_token_;
-    owner_->context_.sink->on_frame_end(peer_, token, payload);
-    // Kept for the next fragment (one fragment's worth); only an outsized
-    // eager payload is given back.
-    if (payload_owned_.capacity() > 2 * max_kept_payload_buffer) {
-      payload_owned_.clear();
-      payload_owned_.shrink_to_fit();
-    }
-  }
-
   // Handles every complete frame in the buffer; stops at a partial one or
   // when a payload is to be read straight into its destination.
   void parse() {
-    while (!in_payload_ && state_ == State::open && owner_) {
-      std::size_t avail = tail_ - head_;
-      if (avail < FramePrefix::size) return;
+    while (!reader_.in_payload() && state_ == State::open && owner_) {
+      std::span<const std::byte> in = reader_.buffered();
+      if (in.size() < FramePrefix::size) return;
       std::string why;
-      auto prefix = FramePrefix::decode(
-          std::span<const std::byte, FramePrefix::size>(buffer_.data() + head_, FramePrefix::size), &why);
+      auto prefix = FramePrefix::decode(std::span<const std::byte, FramePrefix::size>(in.data(), FramePrefix::size), &why);
       if (!prefix) return protocol_error(why);
       const std::size_t head_size = FramePrefix::size + prefix->header_length + prefix->padding;
-      if (avail < head_size) return;
-      std::span<const std::byte> header(buffer_.data() + head_ + FramePrefix::size, prefix->header_length);
+      if (in.size() < head_size) return;
+      std::span<const std::byte> header(in.data() + FramePrefix::size, prefix->header_length);
 
       if (peer_ < 0) {
         // The first frame of an incoming connection must be a valid hello.
@@ -509,21 +481,21 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
           return protocol_error("first frame is not a hello");
         auto hello = Hello::decode(std::span<const std::byte, Hello::size>(header.data(), Hello::size), &why);
         if (!hello) return protocol_error(why);
-        head_ += head_size;
+        reader_.consume(head_size);
         if (!owner_->accept_hello(shared_from_this(), *hello)) return;
         continue;
       }
       switch (prefix->type) {
         case FrameType::hello: return protocol_error("second hello on one connection");
         case FrameType::goodbye:
-          head_ += head_size;
+          reader_.consume(head_size);
           goodbye_received_ = true;
           owner_->peers_[peer_].said_goodbye = true;
           continue;
         case FrameType::moved:
           if (prefix->header_length != 0 || prefix->payload_length != 0 || moved_)
             return protocol_error("malformed or repeated moved frame");
-          head_ += head_size;
+          reader_.consume(head_size);
           moved_ = true;
           owner_->peer_moved(peer_);
           continue;
@@ -538,7 +510,7 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
             held_ = true;
             return;
           }
-          head_ += head_size;
+          reader_.consume(head_size);
           continue;
         }
         case FrameType::message: break;
@@ -547,34 +519,9 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
 
       const std::size_t size = prefix->payload_length;
       Placement placement = owner_->context_.sink->on_frame_begin(peer_, header, size);
-      head_ += head_size;
-      avail = tail_ - head_;
-      if (size == 0) {
-        owner_->context_.sink->on_frame_end(peer_, placement.token, {});
-        continue;
-      }
-      if (!placement.destination.empty() && placement.destination.size() != size)
-        throw MpiError(MPI_ERR_INTERN, "tcp: the request layer named a destination of the wrong size");
-      if (placement.destination.empty() && avail >= size) {
-        owner_->context_.sink->on_frame_end(peer_, placement.token,
-                                            std::span<const std::byte>(buffer_.data() + head_, size));
-        head_ += size;
-        continue;
-      }
-      std::span<std::byte> target = placement.destination;
-      if (target.empty()) {
-        payload_owned_.resize(size);
-        target = payload_owned_;
-      }
-      std::size_t take = std::min(avail, size);
-      if (take) std::memcpy(target.data(), buffer_.data() + head_, take);
-      head_ += take;
-      payload_target_ = target;
-      payload_filled_ = take;
-      payload_token_ = placement.token;
-      in_payload_ = true;
-      if (size - take >= quickack_payload_min) acknowledge_quickly();
-      if (take == size) finish_payload();
+      reader_.consume(head_size);
+      reader_.begin_payload(*owner_->context_.sink, peer_, placement, size, "tcp");
+      if (reader_.in_payload() && reader_.payload_left() >= quickack_payload_min) acknowledge_quickly();
     }
   }
 
@@ -598,18 +545,11 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
   bool goodbye_received_ = false;
   bool read_closed_ = false;
 
-  std::vector<std::byte> buffer_;
-  std::size_t head_ = 0;  // first unparsed byte
-  std::size_t tail_ = 0;  // end of received bytes
+  StreamReader reader_;  // the read buffer and the payload in progress
   bool read_pending_ = false;
   std::size_t read_requested_ = 0;
   bool held_ = false;   // stopped at a `switched`: see PeerState::held
   bool moved_ = false;  // the peer said `moved` on this connection: no frames follow but its goodbye
-  bool in_payload_ = false;
-  std::span<std::byte> payload_target_;
-  std::size_t payload_filled_ = 0;
-  std::uint64_t payload_token_ = 0;
-  std::vector<std::byte> payload_owned_;
 };
 
 // ---- the transport --------------------------------------------------------
