@@ -14,6 +14,7 @@
 #include "base/error.hpp"
 #include "boot/control_client.hpp"
 #include "conf/log.hpp"
+#include "conf/checked.hpp"
 #include "conf/registry.hpp"
 #include "impi/datarep.hpp"
 #include "impi/params.hpp"
@@ -64,12 +65,7 @@ JobLayout fake_layout(const std::string& text, int world_rank, int world_size) {
 // impi.lam_clients (IMPI_LAM_CLIENTS) -> JobLayout::lam_client; a client
 // out of the job's range, or this cluster's own, is a configuration error.
 std::vector<bool> lam_clients(const JobLayout& layout) {
-  std::vector<int> clients;
-  try {
-    clients = impi::params::lam_clients();
-  } catch (const conf::ConfigError& e) {
-    throw MpiError(MPI_ERR_OTHER, e.what());
-  }
+  std::vector<int> clients = conf::checked([] { return impi::params::lam_clients(); });
   if (clients.empty()) return {};
   std::vector<bool> lam(static_cast<std::size_t>(layout.nclients), false);
   for (int c : clients) {
@@ -161,8 +157,8 @@ JobLayout impi_layout(impi::Startup& start, const std::string& native_descriptio
 // impi.fake_clients: a layout of several clients over one real cluster.
 JobLayout fake_clients_layout(const std::string& text, int world_rank, int world_size) {
   JobLayout layout = fake_layout(text, world_rank, world_size);
-  std::int32_t xsize = impi::params::checked([] { return impi::params::coll_xsize(); });
-  std::int32_t maxlinear = impi::params::checked([] { return impi::params::coll_maxlinear(); });
+  std::int32_t xsize = conf::checked([] { return impi::params::coll_xsize(); });
+  std::int32_t maxlinear = conf::checked([] { return impi::params::coll_maxlinear(); });
   if (xsize >= 0) layout.coll_xsize = xsize;
   if (maxlinear >= 1) layout.coll_maxlinear = maxlinear;
   if (layout.multi_client()) layout.lam_client = lam_clients(layout);

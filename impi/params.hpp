@@ -10,8 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "base/error.hpp"
-#include "conf/registry.hpp"
 
 namespace gridmpi::impi::params {
 
@@ -40,16 +38,5 @@ struct Auth {
 // `required`, for neither variable set ("set IMPI_AUTH_NONE=1 or
 // IMPI_AUTH_KEY=<number> on the server and on every mpirun -client").
 Auth auth(bool required);
-
-// Runs a getter of this file (or any parameter read) for an MPI process:
-// a configuration error becomes MpiError(MPI_ERR_OTHER) with its message.
-template <class F>
-auto checked(F&& read) {
-  try {
-    return read();
-  } catch (const conf::ConfigError& e) {
-    throw MpiError(MPI_ERR_OTHER, e.what());
-  }
-}
 
 }  // namespace gridmpi::impi::params

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "base/error.hpp"
+#include "conf/checked.hpp"
 #include "conf/registry.hpp"
 #include "impi/datarep.hpp"
 #include "impi/params.hpp"
@@ -63,7 +64,7 @@ std::uint32_t local_address_towards(std::uint32_t destination) {
 }
 
 std::uint32_t choose_address() {
-  std::string network = params::checked([] { return params::network(); });
+  std::string network = conf::checked([] { return params::network(); });
   if (!network.empty()) {
     auto net = p2p::tcp::parse_network(network, "IMPI_NETWORK");
     auto found = p2p::tcp::interface_in(p2p::tcp::local_interfaces(), net);
@@ -76,7 +77,7 @@ std::uint32_t choose_address() {
 }
 
 int open_listener(std::uint32_t address, std::uint16_t* port) {
-  auto range = p2p::tcp::parse_port_range(params::checked([] { return params::port_range(); }), "IMPI_PORT_RANGE");
+  auto range = p2p::tcp::parse_port_range(conf::checked([] { return params::port_range(); }), "IMPI_PORT_RANGE");
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) throw MpiError(MPI_ERR_OTHER, fmt::format("impi: cannot create a socket: {}", std::strerror(errno)));
   int one = 1;
@@ -128,7 +129,7 @@ std::shared_ptr<Startup> open_host(std::string_view native_description) {
   std::uint32_t address = choose_address();
   std::uint16_t port = 0;
   s->listen_fd = open_listener(address, &port);
-  std::string advertise = params::checked([] { return advertise_param.get(); });
+  std::string advertise = conf::checked([] { return advertise_param.get(); });
   if (!advertise.empty()) {
     auto hp = p2p::tcp::split_host_port(advertise);
     auto v4 = hp ? p2p::tcp::parse_ipv4(hp->host) : std::nullopt;
@@ -140,9 +141,9 @@ std::shared_ptr<Startup> open_host(std::string_view native_description) {
   s->self.address = host_id_from_ipv4(address);
   s->self.port = port;
   s->self.pid = static_cast<std::int64_t>(::getpid());
-  s->self.ackmark = params::checked([] { return params::h_ackmark(); });
-  s->self.hiwater = params::checked([] { return params::h_hiwater(); });
-  s->self.datarep = params::checked([&] { return announced_datarep(native_description); });
+  s->self.ackmark = conf::checked([] { return params::h_ackmark(); });
+  s->self.hiwater = conf::checked([] { return params::h_hiwater(); });
+  s->self.datarep = conf::checked([&] { return announced_datarep(native_description); });
   return s;
 }
 

@@ -25,6 +25,7 @@
 #include <fmt/format.h>
 
 #include "conf/log.hpp"
+#include "conf/checked.hpp"
 #include "conf/registry.hpp"
 #include "base/error.hpp"
 #include "impi/params.hpp"
@@ -633,11 +634,11 @@ ImpiTransport::ImpiTransport(const p2p::TransportContext& context, std::shared_p
   datalen_ = m.datalen;
   ackmark_ = m.ackmark;
   hiwater_ = m.hiwater;
-  socbuf_ = params::checked([] { return params::socbuf(); });
-  double timeout = params::checked([] { return connect_timeout_param.get(); });
+  socbuf_ = conf::checked([] { return params::socbuf(); });
+  double timeout = conf::checked([] { return connect_timeout_param.get(); });
   if (timeout > 0) connect_timeout_ = std::chrono::milliseconds(static_cast<long long>(timeout * 1000));
-  tls_ = params::checked([] { return tls::context_from_parameters(); });
-  if (tls_) handshake_timeout_ = params::checked([] { return tls::handshake_timeout(); });
+  tls_ = conf::checked([] { return tls::context_from_parameters(); });
+  if (tls_) handshake_timeout_ = conf::checked([] { return tls::handshake_timeout(); });
   hosts_.resize(m.hosts.size());
   peers_.resize(static_cast<std::size_t>(m.world_size()));
   for (int r = 0; r < m.world_size(); ++r) peers_[static_cast<std::size_t>(r)].host = m.proc_host[static_cast<std::size_t>(r)];

@@ -23,6 +23,7 @@
 #include <limits>
 
 #include "conf/log.hpp"
+#include "conf/checked.hpp"
 #include "conf/registry.hpp"
 #include "core/big_lock.hpp"
 #include "base/error.hpp"
@@ -80,13 +81,13 @@ EngineImpl::EngineImpl(int world_rank, int world_size, std::uint64_t job_cookie,
       io_(mode_ == p2p::ProgressMode::thread ? BOOST_ASIO_CONCURRENCY_HINT_SAFE : 1),
       work_(boost::asio::make_work_guard(io_)),
       peers_(static_cast<std::size_t>(world_size)) {
-  rsize_ = options.rsize ? *options.rsize : read_param(rsize_param);
-  spin_ = options.spin ? *options.spin : read_param(spin_param);
-  proto_info_ = read_param(proto_info_param);
+  rsize_ = options.rsize ? *options.rsize : conf::checked(rsize_param);
+  spin_ = options.spin ? *options.spin : conf::checked(spin_param);
+  proto_info_ = conf::checked(proto_info_param);
   yield_ = mode_ == p2p::ProgressMode::poll && (options.yield ? *options.yield : yield_when_idle_setting());
-  if (yield_ && !options.spin) spin_ = read_param(yield_spin_param);
+  if (yield_ && !options.spin) spin_ = conf::checked(yield_spin_param);
   if (mode_ == p2p::ProgressMode::thread && (options.yield ? *options.yield : yield_when_idle_setting()))
-    thread_yield_spin_ = read_param(yield_spin_param);
+    thread_yield_spin_ = conf::checked(yield_spin_param);
   if (spin_ < 0)
     throw MpiError(MPI_ERR_OTHER, fmt::format("{} is {}; use 0 or more microseconds",
                                               yield_ && !options.spin ? "progress.yield_spin" : "progress.spin", spin_));

@@ -52,15 +52,6 @@ inline void set_proc_null_status(MPI_Status& s) {
   s.gridmpi_cancelled = 0;
 }
 
-template <class T>
-inline T read_param(const conf::Param<T>& p) {
-  try {
-    return p.get();
-  } catch (const conf::ConfigError& e) {
-    throw MpiError(MPI_ERR_OTHER, e.what());
-  }
-}
-
 struct ProgressGuard {
   int& depth;
   explicit ProgressGuard(int& d) : depth(d) { ++depth; }

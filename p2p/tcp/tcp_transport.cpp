@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "conf/log.hpp"
+#include "conf/checked.hpp"
 #include "conf/registry.hpp"
 #include "base/error.hpp"
 #include "p2p/stream_reader.hpp"
@@ -73,29 +74,20 @@ bool is_would_block(const error_code& ec) {
   return ec == asio::error::would_block || ec == asio::error::try_again;
 }
 
-template <class T>
-T read_param(const conf::Param<T>& p) {
-  try {
-    return p.get();
-  } catch (const conf::ConfigError& e) {
-    throw MpiError(MPI_ERR_OTHER, e.what());
-  }
-}
-
 }  // namespace
 
 TcpOptions TcpOptions::from_configuration() {
   TcpOptions o;
-  o.socket_buffer = read_param(socbuf_param);
-  o.port_range = read_param(port_range_param);
-  o.network = read_param(network_param);
-  o.one_connection = read_param(one_connection_param);
-  const std::int64_t prefix = read_param(rts_prefix_param);
+  o.socket_buffer = conf::checked(socbuf_param);
+  o.port_range = conf::checked(port_range_param);
+  o.network = conf::checked(network_param);
+  o.one_connection = conf::checked(one_connection_param);
+  const std::int64_t prefix = conf::checked(rts_prefix_param);
   if (prefix < 0 || static_cast<std::uint64_t>(prefix) > max_kept_payload_buffer)
     throw MpiError(MPI_ERR_OTHER, fmt::format("tcp.rts_prefix = {} is outside 0..{} bytes", prefix,
                                               max_kept_payload_buffer));
   o.rts_prefix = static_cast<std::size_t>(prefix);
-  double timeout = read_param(connect_timeout_param);
+  double timeout = conf::checked(connect_timeout_param);
   if (timeout > 0) o.connect_timeout = std::chrono::milliseconds(static_cast<long long>(timeout * 1000));
   return o;
 }
