@@ -32,9 +32,9 @@ struct JobLayout {
   //   * user data travels as the sender's native bytes (LAM's processes hand
   //     their native buffers to its IMPI daemon, which forwards them), not as
   //     external32: point-to-point with its ranks is native whatever else
-  //     (request/engine_send.cpp, Peer::native_only), and for the collectives'
-  //     streams LAM counts as a client of this machine's representation
-  //     (boot/start.cpp, assume_lam_native);
+  //     (JobMap::lam_client: the IMPI transport says native_unmarked), and
+  //     for the collectives' streams LAM counts as a client of this
+  //     machine's representation (boot/start.cpp, assume_lam_native);
   //   * its IMPI Reduce (and so Allreduce = Reduce + Bcast) sends the global
   //     phase on the communicator's point-to-point context, not on the
   //     collective one (its Barrier and Bcast use the collective one): our

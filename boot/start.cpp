@@ -84,8 +84,8 @@ std::vector<bool> lam_clients(const JobLayout& layout) {
 // bytes on the wire (impi/README.md, "LAM/MPI 7.1.4"): a LAM client counts as
 // one whose representation is this machine's, so that the collectives'
 // streams are native when every other client holds data alike.  Point-to-
-// point with LAM's ranks is native in any case (request/engine_send.cpp,
-// Peer::native_only), also when this cluster announced no representation
+// point with LAM's ranks is native in any case (JobMap::lam_client: the
+// IMPI transport's representation is native_unmarked), also when this cluster announced no representation
 // (impi.datarep = external32, or a server that drops gridmpi's label).
 void assume_lam_native(impi::JobMap& map, const std::vector<bool>& lam_client,
                        const std::string& native_description) {
@@ -147,6 +147,7 @@ JobLayout impi_layout(impi::Startup& start, const std::string& native_descriptio
   layout.coll_maxlinear = map.coll_maxlinear;
   if (layout.multi_client()) layout.lam_client = lam_clients(layout);
   if (!layout.lam_client.empty()) {
+    map.lam_client = layout.lam_client;
     assume_lam_native(map, layout.lam_client, native_description);
     check_addresses_for_lam(map, layout.lam_client);
   }

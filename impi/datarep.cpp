@@ -54,6 +54,7 @@ const char* representation_name(p2p::DataRepresentation r) noexcept {
     case p2p::DataRepresentation::native: return "native";
     case p2p::DataRepresentation::external32: return "external32";
     case p2p::DataRepresentation::external64: return "external64";
+    case p2p::DataRepresentation::native_unmarked: return "native (LAM)";
   }
   return "?";
 }

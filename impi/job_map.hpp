@@ -114,6 +114,10 @@ struct JobMap {
     return p2p::DataRepresentation::external32;
   }
 
+  // By client: LAM/MPI 7.1.4 (impi.lam_clients, set by boot/start.cpp; empty:
+  // none).  Point-to-point with its procs is native_unmarked.
+  std::vector<bool> lam_client;
+
   int world_size() const noexcept { return static_cast<int>(procs.size()); }
   // World rank of the proc with this identity (byte-wise), or -1.
   int rank_of(const Proc& proc) const noexcept;

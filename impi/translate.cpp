@@ -15,7 +15,10 @@ constexpr std::uint64_t private_flags_mark = std::uint64_t{0x4744} << 48;  // "G
 }
 
 Translator::Translator(const JobMap& map, int my_rank) : map_(map), my_rank_(my_rank), datalen_(map.datalen) {
-  for (int c = 0; c < map.nclients; ++c) client_representation_.push_back(map.representation_with(c));
+  for (int c = 0; c < map.nclients; ++c) {
+    const bool lam = static_cast<std::size_t>(c) < map.lam_client.size() && map.lam_client[static_cast<std::size_t>(c)];
+    client_representation_.push_back(lam ? p2p::DataRepresentation::native_unmarked : map.representation_with(c));
+  }
 }
 
 p2p::DataRepresentation Translator::representation(int peer) const {
@@ -37,95 +40,90 @@ PacketHeader Translator::header_to(int peer, PacketType type) const {
 }
 
 std::uint64_t Translator::private_flags(int peer, std::uint8_t flags, std::uint16_t basic) const {
-  if (representation(peer) == p2p::DataRepresentation::external32 || (flags == 0 && basic == 0)) return 0;
+  const p2p::DataRepresentation r = representation(peer);
+  if (r == p2p::DataRepresentation::external32 || r == p2p::DataRepresentation::native_unmarked ||
+      (flags == 0 && basic == 0))
+    return 0;
   return private_flags_mark | std::uint64_t{flags} << 16 | basic;
 }
 
 void Translator::read_private_flags(int peer, std::uint64_t reserved, std::uint8_t* flags,
                                     std::uint16_t* basic) const {
-  if (representation(peer) == p2p::DataRepresentation::external32) return;
+  const p2p::DataRepresentation r = representation(peer);
+  if (r == p2p::DataRepresentation::external32 || r == p2p::DataRepresentation::native_unmarked) return;
   if ((reserved & (std::uint64_t{0xffff} << 48)) != private_flags_mark) return;
   *flags = static_cast<std::uint8_t>(reserved >> 16);
   *basic = static_cast<std::uint16_t>(reserved);
 }
 
-Translator::Outgoing Translator::to_packet(int peer, std::span<const std::byte> header, std::size_t payload_size) {
+Translator::Outgoing Translator::to_packet(int peer, const p2p::Frame& f, std::size_t payload_size) {
   Outgoing out;
   PacketHeader& h = out.header;
-  switch (frame::peek_kind(header)) {
+  switch (f.kind) {
     case frame::Kind::eager:
     case frame::Kind::sync_eager:
     case frame::Kind::rts: {
-      auto m = frame::MessageHeader::decode(header);
-      h = header_to(peer, m.kind == frame::Kind::eager ? PacketType::data : PacketType::datasync);
+      h = header_to(peer, f.kind == frame::Kind::eager ? PacketType::data : PacketType::datasync);
       h.len = static_cast<std::uint32_t>(payload_size);
-      h.msglen = m.size;
-      h.srqid = m.sender_id;
-      h.lsrank = m.envelope.source;
-      h.tag = m.envelope.tag;
-      h.cid = m.envelope.context;
-      h.reserved = private_flags(peer, m.flags, m.basic);
-      if (m.kind == frame::Kind::rts) {
-        long_by_srqid_[m.sender_id] = LongSend{peer, m.size, m.envelope.source, m.envelope.tag, m.envelope.context,
-                                               m.sender_id};
+      h.msglen = f.size;
+      h.srqid = f.sender_id;
+      h.lsrank = f.envelope.source;
+      h.tag = f.envelope.tag;
+      h.cid = f.envelope.context;
+      h.reserved = private_flags(peer, f.flags, f.basic);
+      if (f.kind == frame::Kind::rts) {
+        long_by_srqid_[f.sender_id] = LongSend{peer, f.size, f.envelope.source, f.envelope.tag, f.envelope.context,
+                                               f.sender_id};
         out.reference = true;  // the send waits for SYNCACK anyway
-      } else if (m.kind == frame::Kind::sync_eager) {
-        sync_by_srqid_[m.sender_id] = peer;
+      } else if (f.kind == frame::Kind::sync_eager) {
+        sync_by_srqid_[f.sender_id] = peer;
       }
       break;
     }
     case frame::Kind::data: {
-      auto d = frame::DataHeader::decode(header);
-      auto it = long_by_drqid_.find({peer, d.receiver_id});
+      auto it = long_by_drqid_.find({peer, f.receiver_id});
       if (it == long_by_drqid_.end())
         throw MpiError(MPI_ERR_INTERN, fmt::format("impi: rank {}: data for unknown receive {} of rank {}", my_rank_,
-                                                   d.receiver_id, peer));
+                                                   f.receiver_id, peer));
       const LongSend& l = it->second;
       h = header_to(peer, PacketType::data);
       h.len = static_cast<std::uint32_t>(payload_size);
       h.msglen = l.msglen;
       h.srqid = l.srqid;
-      h.drqid = d.receiver_id;
+      h.drqid = f.receiver_id;
       h.lsrank = l.lsrank;
       h.tag = l.tag;
       h.cid = l.cid;
       out.reference = true;
-      if (d.offset + payload_size >= l.msglen) long_by_drqid_.erase(it);
+      if (f.offset + payload_size >= l.msglen) long_by_drqid_.erase(it);
       break;
     }
     case frame::Kind::cts: {
-      auto c = frame::CtsHeader::decode(header);
-      auto first = first_by_srqid_.find({peer, c.sender_id});
+      auto first = first_by_srqid_.find({peer, f.sender_id});
       std::uint64_t offset = first == first_by_srqid_.end() ? 0 : first->second.first;
-      std::uint64_t msglen = first == first_by_srqid_.end() ? c.accepted : first->second.second;
+      std::uint64_t msglen = first == first_by_srqid_.end() ? f.accepted : first->second.second;
       if (first != first_by_srqid_.end()) first_by_srqid_.erase(first);
-      receiving_[{peer, c.receiver_id}] = LongReceive{offset, msglen};
+      receiving_[{peer, f.receiver_id}] = LongReceive{offset, msglen};
       h = header_to(peer, PacketType::syncack);
-      h.srqid = c.sender_id;
-      h.drqid = c.receiver_id;
+      h.srqid = f.sender_id;
+      h.drqid = f.receiver_id;
       break;
     }
-    case frame::Kind::sync_ack: {
-      auto a = frame::SyncAckHeader::decode(header);
+    case frame::Kind::sync_ack:
       h = header_to(peer, PacketType::syncack);
-      h.srqid = a.sender_id;
+      h.srqid = f.sender_id;
       break;
-    }
-    case frame::Kind::cancel_request: {
-      auto c = frame::CancelRequestHeader::decode(header);
+    case frame::Kind::cancel_request:
       h = header_to(peer, PacketType::cancel);
-      h.srqid = c.sender_id;
+      h.srqid = f.sender_id;
       break;
-    }
-    case frame::Kind::cancel_reply: {
-      auto c = frame::CancelReplyHeader::decode(header);
-      h = header_to(peer, c.cancelled ? PacketType::cancelyes : PacketType::cancelno);
-      h.srqid = c.sender_id;
+    case frame::Kind::cancel_reply:
+      h = header_to(peer, f.cancelled ? PacketType::cancelyes : PacketType::cancelno);
+      h.srqid = f.sender_id;
       // A cancelled long message will never be answered by SYNCACK; one not
       // cancelled (matched already) still needs its first packet's length.
-      if (c.cancelled) first_by_srqid_.erase({peer, c.sender_id});
+      if (f.cancelled) first_by_srqid_.erase({peer, f.sender_id});
       break;
-    }
   }
   return out;
 }
@@ -147,14 +145,13 @@ Translator::Incoming Translator::to_frame(int peer, const PacketHeader& h) {
         auto it = receiving_.find({peer, h.drqid});
         if (it == receiving_.end())
           throw WireError(fmt::format("continuation DATA for unknown receive {} (no SYNCACK sent for it)", h.drqid));
-        frame::DataHeader d{h.drqid, it->second.offset};
+        in.frame = p2p::Frame::data(h.drqid, it->second.offset);
         it->second.offset += h.len;
         if (it->second.offset > it->second.msglen)
           throw WireError(fmt::format("continuation DATA beyond the message's {} bytes", it->second.msglen));
         if (it->second.offset == it->second.msglen) receiving_.erase(it);
-        in.header_size = d.encode(in.header);
       } else {
-        frame::MessageHeader msg;
+        p2p::Frame& msg = in.frame;
         msg.kind = h.type == PacketType::data ? frame::Kind::eager
                    : h.len == h.msglen         ? frame::Kind::sync_eager
                                                : frame::Kind::rts;
@@ -163,8 +160,8 @@ Translator::Incoming Translator::to_frame(int peer, const PacketHeader& h) {
         msg.sender_id = h.srqid;
         read_private_flags(peer, h.reserved, &msg.flags, &msg.basic);
         if (msg.kind == frame::Kind::rts) first_by_srqid_[{peer, h.srqid}] = {h.len, h.msglen};
-        in.header_size = msg.encode(in.header);
       }
+      in.deliver = true;
       in.carries_payload = true;
       return in;
     }
@@ -173,10 +170,12 @@ Translator::Incoming Translator::to_frame(int peer, const PacketHeader& h) {
         LongSend l = it->second;
         long_by_srqid_.erase(it);
         long_by_drqid_[{peer, h.drqid}] = l;
-        in.header_size = frame::CtsHeader{h.srqid, h.drqid, l.msglen}.encode(in.header);
+        in.frame = p2p::Frame::cts(h.srqid, h.drqid, l.msglen);
+        in.deliver = true;
       } else if (auto s = sync_by_srqid_.find(h.srqid); s != sync_by_srqid_.end() && s->second == peer) {
         sync_by_srqid_.erase(s);
-        in.header_size = frame::SyncAckHeader{h.srqid}.encode(in.header);
+        in.frame = p2p::Frame::sync_ack(h.srqid);
+        in.deliver = true;
       } else {
         log().warn("impi: rank {}: SYNCACK from rank {} for request {}, which expects none; ignored", my_rank_, peer,
                    h.srqid);
@@ -184,7 +183,8 @@ Translator::Incoming Translator::to_frame(int peer, const PacketHeader& h) {
       return in;
     }
     case PacketType::cancel:
-      in.header_size = frame::CancelRequestHeader{frame::any_context, h.srqid}.encode(in.header);
+      in.frame = p2p::Frame::cancel_request(frame::any_context, h.srqid);
+      in.deliver = true;
       return in;
     case PacketType::cancelyes:
     case PacketType::cancelno:
@@ -192,7 +192,8 @@ Translator::Incoming Translator::to_frame(int peer, const PacketHeader& h) {
         long_by_srqid_.erase(h.srqid);
         sync_by_srqid_.erase(h.srqid);
       }
-      in.header_size = frame::CancelReplyHeader{h.srqid, h.type == PacketType::cancelyes}.encode(in.header);
+      in.frame = p2p::Frame::cancel_reply(h.srqid, h.type == PacketType::cancelyes);
+      in.deliver = true;
       return in;
     default:
       return in;

@@ -51,18 +51,17 @@ class Translator {
     PacketHeader header;
     bool reference = false;
   };
-  Outgoing to_packet(int peer, std::span<const std::byte> frame_header, std::size_t payload_size);
+  Outgoing to_packet(int peer, const p2p::Frame& frame, std::size_t payload_size);
 
   // A packet that arrived from `peer` (any type but PROTOACK, which is flow
-  // control): the frame to deliver (header_size 0: nothing, e.g. a SYNCACK
+  // control): the frame to deliver (deliver false: nothing, e.g. a SYNCACK
   // nobody waits for), and whether it carries the packet's payload (DATA,
   // DATASYNC: pk_len bytes).  Throws WireError for a packet that breaks the
   // protocol.
   struct Incoming {
-    p2p::frame::HeaderBuffer header;  // the first header_size bytes are the frame
-    std::size_t header_size = 0;
+    p2p::Frame frame;
+    bool deliver = false;
     bool carries_payload = false;
-    std::span<const std::byte> frame() const { return {header.data(), header_size}; }
   };
   Incoming to_frame(int peer, const PacketHeader& packet);
 

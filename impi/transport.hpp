@@ -3,8 +3,10 @@
 // 12).  Every MPI process is its own IMPI host.
 //
 // To the request layer it is a transport like the others, with two declared
-// differences (p2p::Capabilities::external32 and rts_carries_first_fragment):
-// data travels in external32, and long messages follow IMPI's protocol.  The
+// differences: user data travels in the representation negotiated with each
+// client (Transport::representation: external32 unless both sides recorded
+// theirs, impi/datarep.hpp), and long messages follow IMPI's protocol
+// (p2p::Rendezvous::native).  The
 // translation of frames to IMPI packets and back, with the state IMPI's
 // long and synchronous messages need, is impi/translate.hpp (socket-free);
 // this file adds what belongs to connections: sequence numbers, PROTOACK
@@ -32,6 +34,10 @@
 // then makes the host connections
 // ("higher index connects to lower, sends its index") while MPI_Init waits
 // for ready().
+//
+// Files: transport.cpp (the transport object), connection.cpp (one host
+// connection), flow_control.cpp (section 8), translate.cpp (frames <->
+// packets); impi/transport_internal.hpp declares what they share.
 #pragma once
 #include <cstdint>
 #include <memory>

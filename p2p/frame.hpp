@@ -1,13 +1,14 @@
-// The frame headers of the transport contract (p2p/transport.hpp): what the
-// request engine puts in front of every payload it hands a transport, and
-// what a transport that speaks another protocol (impi/transport.cpp) maps to
-// and from its own packets.  One struct per kind, fixed-width fields,
-// explicit little-endian encode/decode.  Round-trip tests in
-// tests/unit/test_frame.cpp.
+// The frames of the transport contract (p2p/transport.hpp): the typed
+// struct the request engine hands a transport with every payload, and the
+// bytes a transport that carries frames as they are (tcp, shm, vendor) puts
+// in front of the payload.  A transport that speaks another protocol
+// (impi/translate.hpp) maps the struct to and from its own packets.
+// Fixed-width fields, explicit little-endian encode/decode; round trips and
+// byte layouts in tests/unit/test_frame.cpp.
 //
 // Every header starts with   u8 kind | u8 flags | u16 reserved
 //
-//   (MessageHeader only: u8 kind | u8 flags | u16 basic, see flag_external32)
+//   (eager, sync_eager, rts: u8 kind | u8 flags | u16 basic, see flag_external32)
 //   eager, sync_eager, rts:  + u32 context | i32 source | i32 tag | u64 size | u64 sender_id   (32 bytes)
 //   cts:                     + u32 reserved | u64 sender_id | u64 receiver_id | u64 accepted  (32 bytes)
 //   data:                    + u32 reserved | u64 receiver_id | u64 offset                    (24 bytes)
@@ -70,12 +71,12 @@ struct Envelope {
   bool operator==(const Envelope&) const = default;
 };
 
-// MessageHeader::flags, for communicators that span clusters (MPI_Pack on
+// Frame::flags of messages, for communicators that span clusters (MPI_Pack on
 // them produces external32, IMPI's rule), on transports whose data is native:
 // flag_external32: the payload is external32 (an MPI_PACKED message, or
 //   typed data of mixed basic types): a typed receive converts it.
 // flag_native_basic: the payload is native elements of one predefined basic
-//   type, MessageHeader::basic: a receive into MPI_PACKED converts them to
+//   type, Frame::basic: a receive into MPI_PACKED converts them to
 //   external32 (typed receives take them as they are).
 // flag_external64 (with flag_external32): the payload is external64
 //   (core/external_format.hpp): mixed basic types from an LP64 process, so
@@ -84,100 +85,182 @@ constexpr std::uint8_t flag_external32 = 1;
 constexpr std::uint8_t flag_native_basic = 2;
 constexpr std::uint8_t flag_external64 = 4;
 
-// eager, sync_eager and rts share a layout.
-struct MessageHeader {
-  Kind kind = Kind::eager;
-  std::uint8_t flags = 0;
-  std::uint16_t basic = 0;  // with flag_native_basic: the MPI_Datatype handle of the elements
-  Envelope envelope;
-  std::uint64_t size = 0;       // packed bytes of the whole message
-  std::uint64_t sender_id = 0;  // names the message (sync_ack, cts, cancel_request)
-  static constexpr std::size_t encoded_size = 32;
-  // Inline: both run once per message, on its path.
-  std::size_t encode(std::span<std::byte> out) const;
-  static MessageHeader decode(std::span<const std::byte> in);
-  bool operator==(const MessageHeader&) const = default;
-};
-
-// The failures of MessageHeader's encode and decode (they throw MpiError).
-[[noreturn]] void header_buffer_too_small(std::size_t have, std::size_t need);
-[[noreturn]] void not_a_message_header(Kind kind);
-[[noreturn]] void short_header(Kind kind, std::size_t have, std::size_t need);
-
-inline std::size_t MessageHeader::encode(std::span<std::byte> out) const {
-  if (out.size() < encoded_size) [[unlikely]]
-    header_buffer_too_small(out.size(), encoded_size);
-  p2p::WireWriter w(out.data());
-  w.put(static_cast<std::uint8_t>(kind)).put(flags).put(basic);
-  w.put(envelope.context).put(envelope.source).put(envelope.tag).put(size).put(sender_id);
-  return w.used();
-}
-
-inline MessageHeader MessageHeader::decode(std::span<const std::byte> in) {
-  MessageHeader h;
-  h.kind = peek_kind(in);
-  if (h.kind != Kind::eager && h.kind != Kind::sync_eager && h.kind != Kind::rts) [[unlikely]]
-    not_a_message_header(h.kind);
-  if (in.size() < encoded_size) [[unlikely]]
-    short_header(h.kind, in.size(), encoded_size);
-  h.flags = static_cast<std::uint8_t>(in[1]);
-  h.basic = p2p::load_le<std::uint16_t>(in.data() + 2);
-  p2p::WireReader r(in.data() + 4);
-  h.envelope.context = r.get<std::uint32_t>();
-  h.envelope.source = r.get<std::int32_t>();
-  h.envelope.tag = r.get<std::int32_t>();
-  h.size = r.get<std::uint64_t>();
-  h.sender_id = r.get<std::uint64_t>();
-  return h;
-}
-
-struct CtsHeader {
-  std::uint64_t sender_id = 0;
-  std::uint64_t receiver_id = 0;
-  std::uint64_t accepted = 0;  // bytes the receiver takes (less than size when truncating)
-  static constexpr std::size_t encoded_size = 32;
-  std::size_t encode(std::span<std::byte> out) const;
-  static CtsHeader decode(std::span<const std::byte> in);
-  bool operator==(const CtsHeader&) const = default;
-};
-
-struct DataHeader {
-  std::uint64_t receiver_id = 0;
-  std::uint64_t offset = 0;
-  static constexpr std::size_t encoded_size = 24;
-  std::size_t encode(std::span<std::byte> out) const;
-  static DataHeader decode(std::span<const std::byte> in);
-  bool operator==(const DataHeader&) const = default;
-};
-
-struct SyncAckHeader {
-  std::uint64_t sender_id = 0;
-  static constexpr std::size_t encoded_size = 16;
-  std::size_t encode(std::span<std::byte> out) const;
-  static SyncAckHeader decode(std::span<const std::byte> in);
-  bool operator==(const SyncAckHeader&) const = default;
-};
-
-// CancelRequestHeader::context of a transport whose cancel does not name the
+// CancelRequest's context of a transport whose cancel does not name the
 // context (IMPI): the newest matching message of any context is dropped.
 constexpr std::uint32_t any_context = 0xffffffffu;
 
-struct CancelRequestHeader {
-  std::uint32_t context = 0;    // where the message waits (the envelope's context), or any_context
-  std::uint64_t sender_id = 0;  // the message's sender_id
-  static constexpr std::size_t encoded_size = 16;
-  std::size_t encode(std::span<std::byte> out) const;
-  static CancelRequestHeader decode(std::span<const std::byte> in);
-  bool operator==(const CancelRequestHeader&) const = default;
+// One frame of the transport contract: what request/ hands a transport with
+// a payload, and what a transport hands back to the FrameSink.  Which fields
+// a kind uses (the others stay 0):
+//   eager, sync_eager, rts   flags, basic, envelope, size, sender_id
+//   cts                      sender_id, receiver_id, accepted
+//   data                     receiver_id, offset
+//   sync_ack                 sender_id
+//   cancel_request           envelope.context (or any_context), sender_id
+//   cancel_reply             sender_id, cancelled
+// Transports of byte streams and rings carry it as encode() writes it (the
+// layout at the top of this file); a transport with a protocol of its own
+// (impi/translate.hpp) maps it to and from its packets.
+struct Frame {
+  Kind kind = Kind::eager;
+  std::uint8_t flags = 0;       // message kinds: the flag_* above
+  std::uint16_t basic = 0;      // with flag_native_basic: the MPI_Datatype handle of the elements
+  Envelope envelope;
+  std::uint64_t size = 0;       // message kinds: packed bytes of the whole message
+  std::uint64_t sender_id = 0;  // names the message (sync_ack, cts, cancel_request, cancel_reply)
+  std::uint64_t receiver_id = 0;  // names the receive (cts, data)
+  std::uint64_t accepted = 0;   // cts: bytes the receiver takes (less than size when truncating)
+  std::uint64_t offset = 0;     // data: where the fragment goes in the message
+  bool cancelled = false;       // cancel_reply: the message is gone and will never be received
+
+  static Frame message(Kind kind, Envelope envelope, std::uint64_t size, std::uint64_t sender_id) {
+    Frame f;
+    f.kind = kind;
+    f.envelope = envelope;
+    f.size = size;
+    f.sender_id = sender_id;
+    return f;
+  }
+  static Frame cts(std::uint64_t sender_id, std::uint64_t receiver_id, std::uint64_t accepted) {
+    Frame f;
+    f.kind = Kind::cts;
+    f.sender_id = sender_id;
+    f.receiver_id = receiver_id;
+    f.accepted = accepted;
+    return f;
+  }
+  static Frame data(std::uint64_t receiver_id, std::uint64_t offset) {
+    Frame f;
+    f.kind = Kind::data;
+    f.receiver_id = receiver_id;
+    f.offset = offset;
+    return f;
+  }
+  static Frame sync_ack(std::uint64_t sender_id) {
+    Frame f;
+    f.kind = Kind::sync_ack;
+    f.sender_id = sender_id;
+    return f;
+  }
+  static Frame cancel_request(std::uint32_t context, std::uint64_t sender_id) {
+    Frame f;
+    f.kind = Kind::cancel_request;
+    f.envelope.context = context;
+    f.sender_id = sender_id;
+    return f;
+  }
+  static Frame cancel_reply(std::uint64_t sender_id, bool cancelled) {
+    Frame f;
+    f.kind = Kind::cancel_reply;
+    f.sender_id = sender_id;
+    f.cancelled = cancelled;
+    return f;
+  }
+  bool is_message() const noexcept { return kind == Kind::eager || kind == Kind::sync_eager || kind == Kind::rts; }
+  bool operator==(const Frame&) const = default;
 };
 
-struct CancelReplyHeader {
-  std::uint64_t sender_id = 0;
-  bool cancelled = false;  // true: the message is gone and will never be received
-  static constexpr std::size_t encoded_size = 16;
-  std::size_t encode(std::span<std::byte> out) const;
-  static CancelReplyHeader decode(std::span<const std::byte> in);
-  bool operator==(const CancelReplyHeader&) const = default;
-};
+// Bytes of a kind's encoding.
+constexpr std::size_t encoded_size(Kind kind) {
+  switch (kind) {
+    case Kind::eager:
+    case Kind::sync_eager:
+    case Kind::rts:
+    case Kind::cts: return 32;
+    case Kind::data: return 24;
+    default: return 16;
+  }
+}
+
+// The failures of encode and decode (they throw MpiError(MPI_ERR_INTERN)).
+[[noreturn]] void header_buffer_too_small(std::size_t have, std::size_t need);
+[[noreturn]] void short_header(Kind kind, std::size_t have, std::size_t need);
+[[noreturn]] void bad_cancelled(std::uint32_t value);
+
+// Writes `f` as the layout above; returns the bytes used.  Inline: both
+// run once per frame on the message path of every byte transport.
+inline std::size_t encode(const Frame& f, std::span<std::byte> out) {
+  const std::size_t n = encoded_size(f.kind);
+  if (out.size() < n) [[unlikely]]
+    header_buffer_too_small(out.size(), n);
+  p2p::WireWriter w(out.data());
+  switch (f.kind) {
+    case Kind::eager:
+    case Kind::sync_eager:
+    case Kind::rts:
+      w.put(static_cast<std::uint8_t>(f.kind)).put(f.flags).put(f.basic);
+      w.put(f.envelope.context).put(f.envelope.source).put(f.envelope.tag).put(f.size).put(f.sender_id);
+      break;
+    case Kind::cts:
+      w.put(static_cast<std::uint32_t>(f.kind)).put(std::uint32_t{0});
+      w.put(f.sender_id).put(f.receiver_id).put(f.accepted);
+      break;
+    case Kind::data:
+      w.put(static_cast<std::uint32_t>(f.kind)).put(std::uint32_t{0}).put(f.receiver_id).put(f.offset);
+      break;
+    case Kind::sync_ack:
+      w.put(static_cast<std::uint32_t>(f.kind)).put(std::uint32_t{0}).put(f.sender_id);
+      break;
+    case Kind::cancel_request:
+      w.put(static_cast<std::uint32_t>(f.kind)).put(f.envelope.context).put(f.sender_id);
+      break;
+    case Kind::cancel_reply:
+      w.put(static_cast<std::uint32_t>(f.kind)).put(std::uint32_t{f.cancelled ? 1u : 0u}).put(f.sender_id);
+      break;
+  }
+  return w.used();
+}
+
+// Reads a frame written by encode; a short header, an unknown kind or a
+// field out of range throws MpiError(MPI_ERR_INTERN) naming the problem (the
+// caller adds the peer).
+inline Frame decode(std::span<const std::byte> in) {
+  Frame f;
+  f.kind = peek_kind(in);
+  if (const std::size_t n = encoded_size(f.kind); in.size() < n) [[unlikely]]
+    short_header(f.kind, in.size(), n);
+  p2p::WireReader r(in.data() + 4);
+  switch (f.kind) {
+    case Kind::eager:
+    case Kind::sync_eager:
+    case Kind::rts:
+      f.flags = static_cast<std::uint8_t>(in[1]);
+      f.basic = p2p::load_le<std::uint16_t>(in.data() + 2);
+      f.envelope.context = r.get<std::uint32_t>();
+      f.envelope.source = r.get<std::int32_t>();
+      f.envelope.tag = r.get<std::int32_t>();
+      f.size = r.get<std::uint64_t>();
+      f.sender_id = r.get<std::uint64_t>();
+      break;
+    case Kind::cts:
+      r.get<std::uint32_t>();
+      f.sender_id = r.get<std::uint64_t>();
+      f.receiver_id = r.get<std::uint64_t>();
+      f.accepted = r.get<std::uint64_t>();
+      break;
+    case Kind::data:
+      r.get<std::uint32_t>();
+      f.receiver_id = r.get<std::uint64_t>();
+      f.offset = r.get<std::uint64_t>();
+      break;
+    case Kind::sync_ack:
+      r.get<std::uint32_t>();
+      f.sender_id = r.get<std::uint64_t>();
+      break;
+    case Kind::cancel_request:
+      f.envelope.context = r.get<std::uint32_t>();
+      f.sender_id = r.get<std::uint64_t>();
+      break;
+    case Kind::cancel_reply: {
+      std::uint32_t cancelled = r.get<std::uint32_t>();
+      if (cancelled > 1) [[unlikely]]
+        bad_cancelled(cancelled);
+      f.cancelled = cancelled == 1;
+      f.sender_id = r.get<std::uint64_t>();
+      break;
+    }
+  }
+  return f;
+}
 
 }  // namespace gridmpi::p2p::frame

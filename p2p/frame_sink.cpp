@@ -6,8 +6,8 @@
 
 namespace gridmpi::p2p {
 
-void FrameSink::on_frame(int peer, std::span<const std::byte> header, std::span<const std::byte> payload) {
-  Placement placement = on_frame_begin(peer, header, payload.size());
+void FrameSink::on_frame(int peer, const Frame& frame, std::span<const std::byte> payload) {
+  Placement placement = on_frame_begin(peer, frame, payload.size());
   if (placement.destination.empty()) return on_frame_end(peer, placement.token, payload);
   if (placement.destination.size() != payload.size())
     throw MpiError(MPI_ERR_INTERN, "the request layer named a destination of the wrong size");

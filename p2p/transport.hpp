@@ -1,16 +1,18 @@
 // The transport interface: what request/ needs from a way of moving bytes to
 // another process.  Owner: p2p/.
 //
-// A transport moves framed byte messages (a small header plus an optional
-// payload) to a peer named by its MPI_COMM_WORLD rank and reports received
-// frames through the FrameSink upcalls.  It does not match, it does not know
+// A transport moves frames (the typed struct of p2p/frame.hpp plus an
+// optional payload) to a peer named by its MPI_COMM_WORLD rank and reports
+// received frames through the FrameSink upcalls.  A byte transport carries
+// the frame as frame::encode writes it; one with a protocol of its own (IMPI)
+// maps it to its packets.  It does not match, it does not know
 // MPI datatypes, and it never decides a protocol: it declares its numbers in
 // capabilities() and request/ decides from them.
 //
 // Contract, in order of importance:
 //  * Frames sent to one peer arrive in the order they were accepted by send().
 //  * For every received frame the transport calls on_frame_begin (with the
-//    header and the payload size), then exactly once on_frame_end.  Between
+//    frame and the payload size), then exactly once on_frame_end.  Between
 //    the two it may deliver frames of other peers, never of the same peer.
 //    on_frame_begin may return a destination for the payload (exactly
 //    payload-size bytes): the transport then places the payload there (straight from the socket when it can)
@@ -21,7 +23,7 @@
 //  * send() either takes the frame (complete: the caller's memory may be
 //    reused now; in_flight: the payload is referenced until
 //    on_send_complete(token)), or refuses it (would_block: nothing taken, the
-//    caller keeps it queued and retries after progress).  The header is always
+//    caller keeps it queued and retries after progress).  The frame is always
 //    copied.
 //  * Transports that wait on file descriptors do so through the shared
 //    io_context of TransportContext: the engine sleeps in it for all of them
@@ -46,9 +48,32 @@
 #include <string_view>
 #include <vector>
 
+#include "p2p/frame.hpp"
+
 namespace gridmpi::impi { struct Startup; }
 
 namespace gridmpi::p2p {
+
+using Frame = frame::Frame;
+
+// How a message at or above the eager/rendezvous switch travels: the
+// engine's protocol over frames, or the transport's own (the ch4 way: a
+// transport with a native operation says so, every other gets the generic
+// one).  Either way the engine sends rts, cts and data frames; what differs
+// is who decides their sizes.
+enum class Rendezvous : std::uint8_t {
+  // request/'s protocol: rts (with Capabilities::rts_prefix bytes), cts with
+  // the bytes the receive accepts, then data frames of max_fragment bytes.
+  // The switch is request.rsize if set, else eager_limit.
+  generic,
+  // The transport's long-message protocol (IMPI's, docs/impi-protocol.md
+  // 7.2; impi/translate.hpp maps the frames to it), whose rules the engine
+  // follows: the rts carries the first max_fragment bytes, the receiver
+  // accepts the whole message whatever it posted (a truncating receive
+  // discards the excess), the transport fills the offsets of incoming data
+  // frames, and the switch is always eager_limit.
+  native,
+};
 
 struct Capabilities {
   // Payload bytes below which request/ sends eagerly unless configured otherwise.
@@ -70,23 +95,13 @@ struct Capabilities {
   // few rounds instead of in every idle one.  A transport without an fd
   // (can_block false) is always treated so.
   bool polled = false;
-  // The data travels in the "external32" representation (the IMPI
-  // transport): request/ packs and unpacks with the external32 converters of
-  // core/datatype.hpp, and message sizes on the wire are external32 bytes.
-  // Transport::representation(peer) may refine it per peer.
-  bool external32 = false;
-  // IMPI's long-message protocol (docs/impi-protocol.md 7.2): an rts carries
-  // the first max_fragment bytes as its payload, the receiver always accepts
-  // the whole message (a truncating receive discards the excess), and the
-  // transport itself fills DataHeader::offset of incoming data frames.  The
-  // eager/rendezvous switch is always eager_limit (request.rsize does not apply).
-  bool rts_carries_first_fragment = false;
-  // A rendezvous rts carries the message's first rts_prefix bytes (0: none),
-  // which travel while the receiver's clear-to-send comes back; the receiver
-  // accepts at least what the rts carried (a truncating receive discards the
-  // excess) and the sender sends the rest of what it accepted.  The
-  // eager/rendezvous switch is unchanged.  (rts_carries_first_fragment
-  // implies a prefix of max_fragment bytes.)
+  // How messages from the eager/rendezvous switch on travel (see Rendezvous).
+  Rendezvous rendezvous = Rendezvous::generic;
+  // Generic rendezvous: the rts carries the message's first rts_prefix bytes
+  // (0: none), which travel while the receiver's clear-to-send comes back;
+  // the receiver accepts at least what the rts carried (a truncating receive
+  // discards the excess) and the sender sends the rest of what it accepted.
+  // The eager/rendezvous switch is unchanged.
   std::size_t rts_prefix = 0;
   // send() copies payloads of up to this many bytes before it returns: it
   // answers complete or would_block for them, never in_flight.  Lets
@@ -98,7 +113,11 @@ enum class SendStatus : std::uint8_t { complete, in_flight, would_block };
 
 // How user data travels to one peer: as this process holds it, or in one of
 // the portable representations of core/external_format.hpp.
-enum class DataRepresentation : std::uint8_t { native, external32, external64 };
+//   native_unmarked: native bytes to a peer that reads no representation
+//   marks (Frame::flags) and converts nothing: point-to-point with it is
+//   native whatever the communicator (LAM/MPI 7.1.4's clients, whose
+//   processes hand their native buffers to its IMPI daemon).
+enum class DataRepresentation : std::uint8_t { native, external32, external64, native_unmarked };
 
 struct Placement {
   // Exactly payload_size bytes, or empty: the transport supplies the payload.
@@ -110,14 +129,13 @@ struct Placement {
 class FrameSink {
  public:
   virtual ~FrameSink() = default;
-  virtual Placement on_frame_begin(int peer, std::span<const std::byte> header,
-                                   std::size_t payload_size) = 0;
+  virtual Placement on_frame_begin(int peer, const Frame& frame, std::size_t payload_size) = 0;
   virtual void on_frame_end(int peer, std::uint64_t token, std::span<const std::byte> payload) = 0;
   // A frame whose whole payload is at hand: on_frame_begin, the payload
   // copied to the placement's destination (if it names one), on_frame_end.
   // Sinks may deliver such frames more directly (request/: an eager message
   // that a posted receive matches goes straight to its buffer).
-  virtual void on_frame(int peer, std::span<const std::byte> header, std::span<const std::byte> payload);
+  virtual void on_frame(int peer, const Frame& frame, std::span<const std::byte> payload);
   // A send that returned in_flight is finished; its payload may be reused.
   virtual void on_send_complete(int peer, std::uint64_t token) = 0;
 };
@@ -204,10 +222,10 @@ class Transport {
   // Whether this transport can reach `peer` (a world rank) at all.
   virtual bool reachable(int peer) const = 0;
   // The representation of user data to `peer` (asked once, when the peer is
-  // first used): by default what Capabilities::external32 says.
-  virtual DataRepresentation representation(int /*peer*/) const {
-    return capabilities().external32 ? DataRepresentation::external32 : DataRepresentation::native;
-  }
+  // first used): request/ packs and unpacks with the converters of
+  // core/external_format.hpp for the external ones, and message sizes on the
+  // wire are then external bytes.  Native unless the transport says more.
+  virtual DataRepresentation representation(int /*peer*/) const { return DataRepresentation::native; }
 
   // What peers need to reach this process, e.g. "tcp:10.0.0.2:40123"; empty
   // when the transport has nothing to publish.
@@ -215,8 +233,8 @@ class Transport {
   // A peer's endpoint as published (the whole "name:..." string).
   virtual void set_peer_endpoint(int peer, std::string_view endpoint) = 0;
 
-  virtual SendStatus send(int peer, std::span<const std::byte> header,
-                          std::span<const std::byte> payload, std::uint64_t token) = 0;
+  virtual SendStatus send(int peer, const Frame& frame, std::span<const std::byte> payload,
+                          std::uint64_t token) = 0;
   // Non-blocking; returns true if it did any work.
   virtual bool progress() = 0;
 

@@ -96,10 +96,9 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
   std::pair<void*, int> buffer_detach() override;
 
   // FrameSink
-  p2p::Placement on_frame_begin(int peer, std::span<const std::byte> header,
-                                std::size_t payload_size) override;
+  p2p::Placement on_frame_begin(int peer, const p2p::Frame& frame, std::size_t payload_size) override;
   void on_frame_end(int peer, std::uint64_t token, std::span<const std::byte> payload) override;
-  void on_frame(int peer, std::span<const std::byte> header, std::span<const std::byte> payload) override;
+  void on_frame(int peer, const p2p::Frame& frame, std::span<const std::byte> payload) override;
   void on_send_complete(int peer, std::uint64_t token) override;
 
   // EventGate (thread mode): the big lock around one round of events.
@@ -126,8 +125,7 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
 
  private:
   struct PendingFrame {
-    frame::HeaderBuffer header{};
-    std::uint8_t header_size = 0;
+    p2p::Frame frame;
     std::span<const std::byte> payload;
     PointRequest* owner = nullptr;  // null for control frames (cts, sync_ack)
   };
@@ -138,12 +136,13 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
     std::size_t max_frame_payload = 0;
     bool external32 = false;      // Transport::representation is not native
     core::ExternalFormat format = core::ExternalFormat::external32;  // which one, when external32
-    // A rank of a LAM/MPI client (core::JobLayout::lam_client): LAM reads and
-    // writes its native bytes only, so nothing to it is converted or marked,
-    // not even on a communicator spanning clusters (choose_representation).
+    // Transport::representation is native_unmarked (a rank of a LAM/MPI
+    // client): it reads and writes its native bytes only, so nothing to it is
+    // converted or marked, not even on a communicator spanning clusters
+    // (choose_representation).
     bool native_only = false;
-    bool first_fragment = false;  // Capabilities::rts_carries_first_fragment
-    std::size_t rts_prefix = 0;   // Capabilities::rts_prefix (max_fragment with first_fragment)
+    bool native_rendezvous = false;  // Capabilities::rendezvous is Rendezvous::native
+    std::size_t rts_prefix = 0;      // Capabilities::rts_prefix (max_fragment with a native rendezvous)
     std::size_t copies_up_to = 0;  // Capabilities::copies_up_to
     std::deque<PendingFrame> pending;  // refused with would_block, in order
     bool listed = false;               // in peers_with_pending_
@@ -167,8 +166,7 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
   void select_transport(int world, Peer& p);
   // Sets polled_io_stride_cap_ from the transports the peers will use.
   void choose_io_stride();
-  void send_frame(int peer, std::span<const std::byte> header, std::span<const std::byte> payload,
-                  PointRequest* owner);
+  void send_frame(int peer, const p2p::Frame& frame, std::span<const std::byte> payload, PointRequest* owner);
   bool drain_pending();
   bool poll_adopted();
   // One progress round of the polling thread (poll mode).
@@ -221,9 +219,9 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
   // one, the posted receive it matches (prepared, status set) or null, and
   // its place in the unexpected queue (`payload` non-null: copied at once,
   // else the returned placement receives it).
-  void check_eager_size(int world, const frame::MessageHeader& h, std::size_t payload_size) const;
-  PointRequest* match_posted(int world, const frame::MessageHeader& h);
-  p2p::Placement queue_unexpected(int world, const frame::MessageHeader& h, std::size_t payload_size,
+  void check_eager_size(int world, const p2p::Frame& h, std::size_t payload_size) const;
+  PointRequest* match_posted(int world, const p2p::Frame& h);
+  p2p::Placement queue_unexpected(int world, const p2p::Frame& h, std::size_t payload_size,
                                   const std::byte* payload);
   std::size_t native_to_external32_in_place(PointRequest* r, std::size_t bytes);
   void pack_for_peer(PointRequest* s, std::byte* out);
@@ -240,8 +238,8 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
   PointRequest* by_id(std::uint64_t id, frame::Kind kind, int peer);
   // MPI_Cancel of a send (the cancel_request / cancel_reply protocol).
   void cancel_send(PointRequest* s);
-  void on_cancel_request(int peer, const frame::CancelRequestHeader& h);
-  void on_cancel_reply(int peer, const frame::CancelReplyHeader& h);
+  void on_cancel_request(int peer, const p2p::Frame& h);
+  void on_cancel_reply(int peer, const p2p::Frame& h);
   Request* add_to_table(std::unique_ptr<Request> r);
 
   int rank_;

@@ -19,7 +19,6 @@
 #include "core/big_lock.hpp"
 #include "base/error.hpp"
 #include "core/group.hpp"
-#include "core/job_layout.hpp"
 #include "p2p/copy_bytes.hpp"
 #include "request/comm_wait.hpp"
 #include "request/progress_mode.hpp"
@@ -71,15 +70,16 @@ void EngineImpl::select_transport(int world, Peer& p) {
   p.max_fragment = std::max<std::size_t>(best_caps.max_fragment, 1);
   p.max_frame_payload = std::max(best_caps.max_frame_payload, p.max_fragment);
   const p2p::DataRepresentation representation = best->representation(world);
-  p.native_only = best_caps.external32 && core::job_layout().lam(world);
-  p.external32 = !p.native_only && representation != p2p::DataRepresentation::native;
+  p.native_only = representation == p2p::DataRepresentation::native_unmarked;
+  p.external32 = representation == p2p::DataRepresentation::external32 ||
+                 representation == p2p::DataRepresentation::external64;
   p.format = representation == p2p::DataRepresentation::external64 ? core::ExternalFormat::external64
                                                                     : core::ExternalFormat::external32;
-  p.first_fragment = best_caps.rts_carries_first_fragment;
-  p.rts_prefix = p.first_fragment ? p.max_fragment : std::min(best_caps.rts_prefix, p.max_fragment);
+  p.native_rendezvous = best_caps.rendezvous == p2p::Rendezvous::native;
+  p.rts_prefix = p.native_rendezvous ? p.max_fragment : std::min(best_caps.rts_prefix, p.max_fragment);
   p.copies_up_to = best_caps.copies_up_to;
   const char* why;
-  if (p.first_fragment) {
+  if (p.native_rendezvous) {
     p.threshold = best_caps.eager_limit;
     why = "fixed by the transport's protocol";
   } else if (rsize_ == -1) {
@@ -115,13 +115,12 @@ std::size_t EngineImpl::pending_frames() const noexcept {
   return n;
 }
 
-void EngineImpl::send_frame(int world, std::span<const std::byte> header, std::span<const std::byte> payload,
+void EngineImpl::send_frame(int world, const p2p::Frame& frame, std::span<const std::byte> payload,
                             PointRequest* owner) {
   Peer& p = peer(world);
   auto enqueue = [&] {
     PendingFrame f;
-    std::memcpy(f.header.data(), header.data(), header.size());
-    f.header_size = static_cast<std::uint8_t>(header.size());
+    f.frame = frame;
     f.payload = payload;
     f.owner = owner;
     p.pending.push_back(f);
@@ -137,7 +136,7 @@ void EngineImpl::send_frame(int world, std::span<const std::byte> header, std::s
   // Frames behind refused ones must wait their turn: order per peer is MPI's
   // non-overtaking rule.
   if (!p.pending.empty()) return enqueue();
-  switch (p.transport->send(world, header, payload, make_token(owner, token_none))) {
+  switch (p.transport->send(world, frame, payload, make_token(owner, token_none))) {
     case p2p::SendStatus::complete: return;
     case p2p::SendStatus::in_flight:
       if (owner) {
@@ -156,8 +155,7 @@ bool EngineImpl::drain_pending() {
     Peer& p = peers_[world];
     while (!p.pending.empty()) {
       PendingFrame& f = p.pending.front();
-      auto status = p.transport->send(world, std::span<const std::byte>(f.header.data(), f.header_size), f.payload,
-                                      make_token(f.owner, token_none));
+      auto status = p.transport->send(world, f.frame, f.payload, make_token(f.owner, token_none));
       if (status == p2p::SendStatus::would_block) break;
       worked = true;
       PointRequest* owner = f.owner;

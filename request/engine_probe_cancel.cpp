@@ -135,9 +135,7 @@ void EngineImpl::cancel_send(PointRequest* s) {
   s->cancel_pending = true;
   s->complete = false;
   cancelling_[s->message_id] = s;
-  frame::HeaderBuffer h;
-  std::size_t n = frame::CancelRequestHeader{s->context, s->message_id}.encode(h);
-  send_frame(s->peer_world, std::span<const std::byte>(h.data(), n), {}, nullptr);
+  send_frame(s->peer_world, p2p::Frame::cancel_request(s->context, s->message_id), {}, nullptr);
 }
 
 void EngineImpl::await_cancel(Request* request) {
@@ -149,16 +147,14 @@ void EngineImpl::await_cancel(Request* request) {
   wait_until([&] { return !cancelling_.contains(id); });
 }
 
-void EngineImpl::on_cancel_request(int world, const frame::CancelRequestHeader& h) {
+void EngineImpl::on_cancel_request(int world, const p2p::Frame& h) {
   // Dropping an rts or sync_eager message needs no answer of its own: the
   // sender stops waiting for cts / sync_ack when it reads the reply.
-  bool removed = queues_.take_unexpected_by_sender(h.context, world, h.sender_id) != nullptr;
-  frame::HeaderBuffer buffer;
-  std::size_t n = frame::CancelReplyHeader{h.sender_id, removed}.encode(buffer);
-  send_frame(world, std::span<const std::byte>(buffer.data(), n), {}, nullptr);
+  bool removed = queues_.take_unexpected_by_sender(h.envelope.context, world, h.sender_id) != nullptr;
+  send_frame(world, p2p::Frame::cancel_reply(h.sender_id, removed), {}, nullptr);
 }
 
-void EngineImpl::on_cancel_reply(int world, const frame::CancelReplyHeader& h) {
+void EngineImpl::on_cancel_reply(int world, const p2p::Frame& h) {
   auto it = cancelling_.find(h.sender_id);
   if (it == cancelling_.end()) {
     // The request was released while its cancel was in flight (e.g. by

@@ -226,28 +226,24 @@ void EngineImpl::accept_rendezvous(PointRequest* r, int sender_world, std::uint6
                                    std::size_t prefix) {
   r->peer_world = sender_world;
   r->message_size = size;
-  // A transport that sends the whole message whatever we accept (IMPI) gets
-  // an acceptance of everything, and the bytes the rts carried are accepted
-  // in any case; the excess is dropped in unpack_into.
-  r->expected = peer(sender_world).first_fragment
+  // A transport's native rendezvous (IMPI's) sends the whole message
+  // whatever we accept: it gets an acceptance of everything.  The bytes the
+  // rts carried are accepted in any case; the excess is dropped in unpack_into.
+  r->expected = peer(sender_world).native_rendezvous
                     ? size
                     : std::max<std::size_t>(std::min<std::size_t>(size, r->capacity), prefix);
   r->received = 0;
-  frame::CtsHeader cts{sender_id, r->expected > 0 ? r->id : 0, r->expected};
   if (r->expected > 0) register_id(r);
-  frame::HeaderBuffer h;
-  std::size_t n = cts.encode(h);
-  send_frame(sender_world, std::span<const std::byte>(h.data(), n), {}, nullptr);
+  send_frame(sender_world, p2p::Frame::cts(sender_id, r->expected > 0 ? r->id : 0, r->expected), {}, nullptr);
   if (r->expected == 0) complete_recv(r);
 }
 
-p2p::Placement EngineImpl::on_frame_begin(int world, std::span<const std::byte> header, std::size_t payload_size) {
-  frame::Kind kind = frame::peek_kind(header);
+p2p::Placement EngineImpl::on_frame_begin(int world, const p2p::Frame& h, std::size_t payload_size) {
+  const frame::Kind kind = h.kind;
   switch (kind) {
     case frame::Kind::eager:
     case frame::Kind::sync_eager:
     case frame::Kind::rts: {
-      auto h = frame::MessageHeader::decode(header);
       if (kind != frame::Kind::rts)
         check_eager_size(world, h, payload_size);
       else if (payload_size > h.size)
@@ -279,22 +275,18 @@ p2p::Placement EngineImpl::on_frame_begin(int world, std::span<const std::byte> 
       return queue_unexpected(world, h, payload_size, nullptr);
     }
     case frame::Kind::cts: {
-      auto h = frame::CtsHeader::decode(header);
       PointRequest* s = by_id(h.sender_id, kind, world);
       unregister_id(s);
       s->awaiting_cts = false;
       for (std::size_t offset = s->rts_prefix; offset < h.accepted;) {
         std::size_t n = std::min<std::size_t>(peer(world).max_fragment, h.accepted - offset);
-        frame::HeaderBuffer buffer;
-        std::size_t hn = frame::DataHeader{h.receiver_id, offset}.encode(buffer);
-        send_frame(world, std::span<const std::byte>(buffer.data(), hn), s->wire_data.subspan(offset, n), s);
+        send_frame(world, p2p::Frame::data(h.receiver_id, offset), s->wire_data.subspan(offset, n), s);
         offset += n;
       }
       maybe_complete_send(s);
       return {};
     }
     case frame::Kind::data: {
-      auto h = frame::DataHeader::decode(header);
       PointRequest* r = by_id(h.receiver_id, kind, world);
       if (h.offset + payload_size > r->expected)
         throw MpiError(MPI_ERR_INTERN, fmt::format("rank {}: data from rank {} at {}+{} beyond the {} bytes accepted",
@@ -307,7 +299,6 @@ p2p::Placement EngineImpl::on_frame_begin(int world, std::span<const std::byte> 
       return placement;
     }
     case frame::Kind::sync_ack: {
-      auto h = frame::SyncAckHeader::decode(header);
       PointRequest* s = by_id(h.sender_id, kind, world);
       s->awaiting_ack = false;
       unregister_id(s);
@@ -315,22 +306,22 @@ p2p::Placement EngineImpl::on_frame_begin(int world, std::span<const std::byte> 
       return {};
     }
     case frame::Kind::cancel_request:
-      on_cancel_request(world, frame::CancelRequestHeader::decode(header));
+      on_cancel_request(world, h);
       return {};
     case frame::Kind::cancel_reply:
-      on_cancel_reply(world, frame::CancelReplyHeader::decode(header));
+      on_cancel_reply(world, h);
       return {};
   }
   return {};
 }
 
-void EngineImpl::check_eager_size(int world, const frame::MessageHeader& h, std::size_t payload_size) const {
+void EngineImpl::check_eager_size(int world, const p2p::Frame& h, std::size_t payload_size) const {
   if (payload_size != h.size)
     throw MpiError(MPI_ERR_INTERN, fmt::format("rank {}: eager frame from rank {} announces {} bytes, carries {}",
                                                rank_, world, h.size, payload_size));
 }
 
-PointRequest* EngineImpl::match_posted(int world, const frame::MessageHeader& h) {
+PointRequest* EngineImpl::match_posted(int world, const p2p::Frame& h) {
   PointRequest* r = queues_.take_posted(h.envelope);
   if (!r) return nullptr;
   r->peer_world = world;
@@ -342,7 +333,7 @@ PointRequest* EngineImpl::match_posted(int world, const frame::MessageHeader& h)
   return r;
 }
 
-p2p::Placement EngineImpl::queue_unexpected(int world, const frame::MessageHeader& h, std::size_t payload_size,
+p2p::Placement EngineImpl::queue_unexpected(int world, const p2p::Frame& h, std::size_t payload_size,
                                             const std::byte* payload) {
   // Default-initialised (not make_unique): the inline payload is not zeroed.
   std::unique_ptr<UnexpectedMessage> m(new UnexpectedMessage);
@@ -372,9 +363,8 @@ p2p::Placement EngineImpl::queue_unexpected(int world, const frame::MessageHeade
 
 // The common case in one call: an eager message (no answer owed), matched
 // or queued as it stands.
-void EngineImpl::on_frame(int world, std::span<const std::byte> header, std::span<const std::byte> payload) {
-  if (frame::peek_kind(header) != frame::Kind::eager) return FrameSink::on_frame(world, header, payload);
-  auto h = frame::MessageHeader::decode(header);
+void EngineImpl::on_frame(int world, const p2p::Frame& h, std::span<const std::byte> payload) {
+  if (h.kind != frame::Kind::eager) return FrameSink::on_frame(world, h, payload);
   check_eager_size(world, h, payload.size());
   if (PointRequest* r = match_posted(world, h)) {
     unpack_into(r, payload, 0);

@@ -58,17 +58,11 @@ bool EngineImpl::send_now(const void* buf, int count, MPI_Datatype type, int des
   if (p.external32 || !p.pending.empty() || p.copies_up_to == 0 || size >= p.threshold || size > p.copies_up_to ||
       size > p.max_frame_payload)
     return false;
-  frame::MessageHeader h;
-  h.kind = frame::Kind::eager;
-  h.envelope = {context, comm.rank, tag};
-  h.size = size;
-  h.sender_id = next_id_++;  // no request: nothing can name it (MPI_Cancel of a blocking send does not exist)
-  frame::HeaderBuffer buffer;
-  std::size_t n = h.encode(buffer);
+  // No request: nothing can name the message (MPI_Cancel of a blocking send does not exist).
+  const p2p::Frame h = p2p::Frame::message(frame::Kind::eager, {context, comm.rank, tag}, size, next_id_++);
   std::span<const std::byte> payload;
   if (size > 0) payload = std::span<const std::byte>(static_cast<const std::byte*>(buf) + t.true_lb, size);
-  switch (p.transport->send(world, std::span<const std::byte>(buffer.data(), n), payload,
-                            make_token(static_cast<PointRequest*>(nullptr), token_none))) {
+  switch (p.transport->send(world, h, payload, make_token(static_cast<PointRequest*>(nullptr), token_none))) {
     case p2p::SendStatus::complete: return true;
     case p2p::SendStatus::would_block: return false;
     case p2p::SendStatus::in_flight: break;
@@ -111,7 +105,7 @@ void EngineImpl::start_send(PointRequest* s) {
   const std::size_t size = s->wire_data.size();
   // A payload above the transport's frame limit cannot travel as one eager frame.
   bool eager = size < p.threshold && size <= p.max_frame_payload;
-  frame::MessageHeader h;
+  p2p::Frame h;
   h.envelope = {s->context, s->my_comm_rank, s->tag};
   h.size = size;
   if (s->external32 && !p.external32) {
@@ -146,9 +140,7 @@ void EngineImpl::start_send(PointRequest* s) {
     payload = s->wire_data.first(std::min(size, p.rts_prefix));
     s->rts_prefix = payload.size();
   }
-  frame::HeaderBuffer buffer;
-  std::size_t n = h.encode(buffer);
-  send_frame(s->peer_world, std::span<const std::byte>(buffer.data(), n), payload, s);
+  send_frame(s->peer_world, h, payload, s);
   maybe_complete_send(s);
 }
 
@@ -274,9 +266,7 @@ void EngineImpl::maybe_complete_send(PointRequest* s) {
 }
 
 void EngineImpl::send_sync_ack(int world, std::uint64_t sender_id) {
-  frame::HeaderBuffer h;
-  std::size_t n = frame::SyncAckHeader{sender_id}.encode(h);
-  send_frame(world, std::span<const std::byte>(h.data(), n), {}, nullptr);
+  send_frame(world, p2p::Frame::sync_ack(sender_id), {}, nullptr);
 }
 
 void EngineImpl::buffer_attach(void* buffer, int size) {

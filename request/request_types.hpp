@@ -59,8 +59,8 @@ struct UnexpectedMessage {
   bool data_complete = false;     // all of `data` has arrived
   PointRequest* claimed_by = nullptr;  // a receive matched it before the data was complete
   std::uint64_t arrival = 0;      // arrival order (set by MatchQueues::add_unexpected)
-  std::uint8_t flags = 0;         // frame::MessageHeader::flags
-  std::uint16_t basic = 0;        // frame::MessageHeader::basic
+  std::uint8_t flags = 0;         // p2p::Frame::flags
+  std::uint16_t basic = 0;        // p2p::Frame::basic
 
   // Recycled per thread, as PointRequests are (request_types.cpp).
   static void* operator new(std::size_t size);

@@ -40,13 +40,13 @@ Capabilities SelfTransport::capabilities() const {
   return caps;
 }
 
-SendStatus SelfTransport::send(int peer, std::span<const std::byte> header,
-                               std::span<const std::byte> payload, std::uint64_t token) {
+SendStatus SelfTransport::send(int peer, const Frame& f, std::span<const std::byte> payload,
+                               std::uint64_t token) {
   if (peer != rank_)
     throw MpiError(MPI_ERR_INTERN, "self transport of rank " + std::to_string(rank_) +
                                        " asked to send to rank " + std::to_string(peer));
-  Frame frame;
-  frame.header.assign(header.begin(), header.end());
+  Queued frame;
+  frame.frame = f;
   frame.token = token;
   if (payload.size() <= copy_limit) {
     frame.copied_payload.assign(payload.begin(), payload.end());
@@ -66,11 +66,11 @@ bool SelfTransport::progress() {
   if (queue_.empty()) return false;  // every round of every wait: cheaper than size()
   std::size_t pending = queue_.size();
   while (pending-- > 0 && !queue_.empty()) {
-    Frame frame = std::move(queue_.front());
+    Queued frame = std::move(queue_.front());
     queue_.pop_front();
     std::span<const std::byte> payload =
         frame.referenced ? frame.referenced_payload : std::span<const std::byte>(frame.copied_payload);
-    sink_->on_frame(rank_, frame.header, payload);
+    sink_->on_frame(rank_, frame.frame, payload);
     if (frame.referenced) sink_->on_send_complete(rank_, frame.token);
   }
   return true;

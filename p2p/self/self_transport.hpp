@@ -28,7 +28,7 @@ class SelfTransport final : public Transport {
   bool reachable(int peer) const override { return peer == rank_; }
   std::string endpoint() override { return {}; }
   void set_peer_endpoint(int, std::string_view) override {}
-  SendStatus send(int peer, std::span<const std::byte> header, std::span<const std::byte> payload,
+  SendStatus send(int peer, const Frame& frame, std::span<const std::byte> payload,
                   std::uint64_t token) override;
   bool progress() override;
   void begin_shutdown() override {}
@@ -38,8 +38,8 @@ class SelfTransport final : public Transport {
   static constexpr std::size_t copy_limit = 64 * 1024;
 
  private:
-  struct Frame {
-    std::vector<std::byte> header;
+  struct Queued {
+    Frame frame;  // handed over as it is: no bytes in between
     std::vector<std::byte> copied_payload;
     std::span<const std::byte> referenced_payload;  // when not copied
     bool referenced = false;
@@ -49,7 +49,7 @@ class SelfTransport final : public Transport {
 
   int rank_;
   FrameSink* sink_;
-  std::deque<Frame> queue_;
+  std::deque<Queued> queue_;
   // Thread mode only (null otherwise): where deliveries are posted and the
   // gate they run in.
   boost::asio::io_context* io_ = nullptr;

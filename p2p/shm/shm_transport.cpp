@@ -708,7 +708,7 @@ void ShmTransport::add_sender(Peer& p) {
   senders_.push_back(&p);
 }
 
-SendStatus ShmTransport::send(int peer, std::span<const std::byte> header, std::span<const std::byte> payload,
+SendStatus ShmTransport::send(int peer, const Frame& frame, std::span<const std::byte> payload,
                               std::uint64_t token) {
   if (failure_) std::rethrow_exception(failure_);
   if (!reachable(peer))
@@ -721,6 +721,8 @@ SendStatus ShmTransport::send(int peer, std::span<const std::byte> header, std::
     populate(p.tx_map, p.tx_map_size);
     p.tx_populated = true;
   }
+  frame::HeaderBuffer buffer;
+  const std::span<const std::byte> header(buffer.data(), frame::encode(frame, buffer));
   if (payload.size() > options_.eager_limit) return send_large(p, header, payload, token);
   if (!p.writer.write(RecordKind::message, header, {}, payload)) return SendStatus::would_block;
   notify(p);
@@ -882,11 +884,11 @@ bool ShmTransport::drain(Peer& p) {
     p.reader.consume(r);
     switch (r.kind) {
       case RecordKind::message:
-        sink.on_frame(p.rank, r.header, r.data);
+        sink.on_frame(p.rank, frame::decode(r.header), r.data);
         break;
       case RecordKind::single_copy: {
         const std::size_t size = r.extra(0);
-        Placement placement = sink.on_frame_begin(p.rank, r.header, size);
+        Placement placement = sink.on_frame_begin(p.rank, frame::decode(r.header), size);
         std::span<std::byte> d = target_for(placement, size);
         read_from_peer(p, d, r.extra(1));
         // The sender may reuse its buffer now.
@@ -899,7 +901,7 @@ bool ShmTransport::drain(Peer& p) {
       }
       case RecordKind::stream_begin: {
         const std::size_t size = r.extra(0);
-        Placement placement = sink.on_frame_begin(p.rank, r.header, size);
+        Placement placement = sink.on_frame_begin(p.rank, frame::decode(r.header), size);
         std::span<std::byte> d = target_for(placement, size);
         if (r.data.size() > size) throw MpiError(MPI_ERR_INTERN, "shm: streamed part beyond its payload");
         if (!r.data.empty()) std::memcpy(d.data(), r.data.data(), r.data.size());

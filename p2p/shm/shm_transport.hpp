@@ -64,7 +64,7 @@ class ShmTransport final : public Transport {
   bool reachable(int peer) const override;
   std::string endpoint() override;
   void set_peer_endpoint(int peer, std::string_view endpoint) override;
-  SendStatus send(int peer, std::span<const std::byte> header, std::span<const std::byte> payload,
+  SendStatus send(int peer, const Frame& frame, std::span<const std::byte> payload,
                   std::uint64_t token) override;
   bool progress() override;
   void begin_shutdown() override;

@@ -510,7 +510,13 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
       if (moved_) return protocol_error("message frame after moved");
 
       const std::size_t size = prefix->payload_length;
-      Placement placement = owner_->context_.sink->on_frame_begin(peer_, header, size);
+      Frame frame;
+      try {
+        frame = frame::decode(header);
+      } catch (const MpiError& e) {
+        return protocol_error(e.what());
+      }
+      Placement placement = owner_->context_.sink->on_frame_begin(peer_, frame, size);
       reader_.consume(head_size);
       reader_.begin_payload(*owner_->context_.sink, peer_, placement, size, "tcp");
       if (reader_.in_payload() && reader_.payload_left() >= quickack_payload_min) acknowledge_quickly();
@@ -781,12 +787,14 @@ TcpTransport::Connection& TcpTransport::open_outgoing(int peer) {
   return *p.outgoing;
 }
 
-SendStatus TcpTransport::send(int peer, std::span<const std::byte> header, std::span<const std::byte> payload,
+SendStatus TcpTransport::send(int peer, const Frame& frame, std::span<const std::byte> payload,
                               std::uint64_t token) {
   if (failure_) std::rethrow_exception(failure_);
   if (!reachable(peer))
     throw MpiError(MPI_ERR_INTERN, fmt::format("tcp: rank {} cannot reach rank {}", context_.world_rank, peer));
-  return sending(peer).send(FrameType::message, header, payload, token);
+  frame::HeaderBuffer header;
+  const std::size_t n = frame::encode(frame, header);
+  return sending(peer).send(FrameType::message, std::span<const std::byte>(header.data(), n), payload, token);
 }
 
 bool TcpTransport::progress() {

@@ -62,16 +62,16 @@ TemplateTransport* TemplateTransport::find_peer(int peer) const {
   return d->second;
 }
 
-SendStatus TemplateTransport::send(int peer, std::span<const std::byte> header,
-                                   std::span<const std::byte> payload, std::uint64_t token) {
+SendStatus TemplateTransport::send(int peer, const Frame& f, std::span<const std::byte> payload,
+                                   std::uint64_t token) {
   if (payload.size() > options_.max_frame_payload)
     throw MpiError(MPI_ERR_INTERN, fmt::format("template transport: frame of {} bytes above its limit of {}",
                                                payload.size(), options_.max_frame_payload));
   TemplateTransport* target = find_peer(peer);
   if (target->inbox_.size() >= options_.inbox_frames) return SendStatus::would_block;
-  Frame frame;
+  InboxFrame frame;
   frame.source = context_.world_rank;
-  frame.header.assign(header.begin(), header.end());
+  frame.header_size = frame::encode(f, frame.header);
   frame.token = token;
   if (payload.size() <= options_.copy_limit) {
     frame.copied_payload.assign(payload.begin(), payload.end());
@@ -95,14 +95,14 @@ bool TemplateTransport::progress() {
   }
   std::size_t pending = inbox_.size();
   while (pending-- > 0 && !inbox_.empty()) {
-    Frame frame = std::move(inbox_.front());
+    InboxFrame frame = std::move(inbox_.front());
     inbox_.pop_front();
     std::span<const std::byte> payload =
         frame.referenced ? frame.referenced_payload : std::span<const std::byte>(frame.copied_payload);
     if (frame.referenced && frame.sender == nullptr)
       throw MpiError(MPI_ERR_OTHER, fmt::format("template transport of rank {}: rank {} vanished while sending",
                                                 context_.world_rank, frame.source));
-    context_.sink->on_frame(frame.source, frame.header, payload);
+    context_.sink->on_frame(frame.source, frame::decode({frame.header.data(), frame.header_size}), payload);
     if (frame.referenced) frame.sender->completions_.emplace_back(context_.world_rank, frame.token);
     worked = true;
   }

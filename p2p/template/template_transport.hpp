@@ -41,16 +41,19 @@ class TemplateTransport final : public Transport {
   bool reachable(int peer) const override;
   std::string endpoint() override;
   void set_peer_endpoint(int peer, std::string_view endpoint) override;
-  SendStatus send(int peer, std::span<const std::byte> header, std::span<const std::byte> payload,
+  SendStatus send(int peer, const Frame& frame, std::span<const std::byte> payload,
                   std::uint64_t token) override;
   bool progress() override;
   void begin_shutdown() override;
   bool shutdown_complete() const override;
 
  private:
-  struct Frame {
+  struct InboxFrame {
     int source = 0;
-    std::vector<std::byte> header;
+    // The frame as a byte transport carries it (frame::encode): what a
+    // transport over a real wire writes in front of the payload.
+    frame::HeaderBuffer header{};
+    std::size_t header_size = 0;
     std::vector<std::byte> copied_payload;
     std::span<const std::byte> referenced_payload;
     bool referenced = false;
@@ -63,7 +66,7 @@ class TemplateTransport final : public Transport {
   TransportContext context_;
   TemplateOptions options_;
   std::map<int, std::string> peer_endpoints_;
-  std::deque<Frame> inbox_;
+  std::deque<InboxFrame> inbox_;
   // Completions of referenced payloads, reported by our own progress() so
   // that upcalls always run in the owner's progress round.
   std::deque<std::pair<int, std::uint64_t>> completions_;

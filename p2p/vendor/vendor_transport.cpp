@@ -236,7 +236,7 @@ void VendorTransport::give_buffer(std::vector<std::byte>&& b) {
   spare_buffers_.push_back(std::move(b));
 }
 
-SendStatus VendorTransport::send(int peer, std::span<const std::byte> header, std::span<const std::byte> payload,
+SendStatus VendorTransport::send(int peer, const Frame& frame, std::span<const std::byte> payload,
                                  std::uint64_t token) {
   if (failure_) std::rethrow_exception(failure_);
   int vpeer = (peer >= 0 && peer < context_.world_size) ? vendor_of_world_[static_cast<std::size_t>(peer)] : -1;
@@ -245,9 +245,9 @@ SendStatus VendorTransport::send(int peer, std::span<const std::byte> header, st
   if (payload.size() > max_frame_payload)
     throw MpiError(MPI_ERR_INTERN, fmt::format("vendor: frame of {} bytes above its limit of {}", payload.size(),
                                                max_frame_payload));
-  if (header.size() > max_frame_header)
-    throw MpiError(MPI_ERR_INTERN, fmt::format("vendor: frame header of {} bytes above its limit of {}", header.size(),
-                                               max_frame_header));
+  static_assert(frame::max_header_size <= max_frame_header);
+  frame::HeaderBuffer buffer;
+  const std::span<const std::byte> header(buffer.data(), frame::encode(frame, buffer));
   const bool inline_payload = payload.size() <= options_.short_limit;
   if (ops_.pending_sends() + (inline_payload ? 1 : 2) > max_pending_requests) return SendStatus::would_block;
 
@@ -344,10 +344,10 @@ void VendorTransport::deliver(int source, std::byte* data, std::size_t bytes) {
     throw MpiError(MPI_ERR_OTHER, fmt::format("vendor: rank {}: malformed frame from rank {} ({} bytes for a "
                                               "{}-byte header and a {}-byte payload)",
                                               context_.world_rank, peer, bytes, header_size, payload_size));
-  std::span<const std::byte> header(data + vendor_header_size, header_size);
+  const Frame frame = frame::decode(std::span<const std::byte>(data + vendor_header_size, header_size));
   if (inline_payload)
-    return context_.sink->on_frame(peer, header, std::span<const std::byte>(data + vendor_header_size + header_size, payload_size));
-  Placement placement = context_.sink->on_frame_begin(peer, header, payload_size);
+    return context_.sink->on_frame(peer, frame, std::span<const std::byte>(data + vendor_header_size + header_size, payload_size));
+  Placement placement = context_.sink->on_frame_begin(peer, frame, payload_size);
   if (!placement.destination.empty() && placement.destination.size() != payload_size)
     throw MpiError(MPI_ERR_INTERN, "vendor: the request layer named a destination of the wrong size");
   // The second part was sent right after the first: receive it now, so that

@@ -79,7 +79,7 @@ class VendorTransport final : public Transport {
   std::size_t short_limit() const noexcept { return options_.short_limit; }
   std::string endpoint() override;
   void set_peer_endpoint(int peer, std::string_view endpoint) override;
-  SendStatus send(int peer, std::span<const std::byte> header, std::span<const std::byte> payload,
+  SendStatus send(int peer, const Frame& frame, std::span<const std::byte> payload,
                   std::uint64_t token) override;
   bool progress() override;
   void start_progress_thread() override;

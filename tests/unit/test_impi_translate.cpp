@@ -67,22 +67,11 @@ std::vector<std::byte> layout(const char* type, const char* len, const char* src
   return bytes;
 }
 
-template <class H>
-std::vector<std::byte> frame_bytes(const H& h) {
-  frame::HeaderBuffer b{};
-  std::size_t n = h.encode(b);
-  return {b.begin(), b.begin() + static_cast<std::ptrdiff_t>(n)};
-}
+using Frame = gridmpi::p2p::Frame;
 
-std::vector<std::byte> as_vector(std::span<const std::byte> s) { return {s.begin(), s.end()}; }
-
-frame::MessageHeader message(frame::Kind kind, std::uint64_t size, std::uint64_t sender_id) {
-  frame::MessageHeader m;
-  m.kind = kind;
-  m.envelope = {7, 3, 42};  // context 7, source rank 3 in the communicator, tag 42
-  m.size = size;
-  m.sender_id = sender_id;
-  return m;
+Frame message(frame::Kind kind, std::uint64_t size, std::uint64_t sender_id) {
+  // context 7, source rank 3 in the communicator, tag 42
+  return Frame::message(kind, {7, 3, 42}, size, sender_id);
 }
 
 }  // namespace
@@ -90,7 +79,7 @@ frame::MessageHeader message(frame::Kind kind, std::uint64_t size, std::uint64_t
 TEST_CASE("an eager frame is one DATA packet laid out as the IMPI header", "[impi][translate]") {
   JobMap map = two_procs(0);
   Translator t(map, 0);
-  auto out = t.to_packet(1, frame_bytes(message(frame::Kind::eager, 12, 0x55)), 12);
+  auto out = t.to_packet(1, message(frame::Kind::eager, 12, 0x55), 12);
   CHECK_FALSE(out.reference);
   CHECK(encoded(out.header) ==
         layout("00000000", "0000000c", proc0, proc1, "0000000000000055", "0000000000000000", "000000000000000c",
@@ -102,31 +91,31 @@ TEST_CASE("an eager frame is one DATA packet laid out as the IMPI header", "[imp
   Translator r(other, 1);
   auto in = r.to_frame(0, PacketHeader::decode(encoded(out.header)));
   CHECK(in.carries_payload);
-  CHECK(as_vector(in.frame()) == frame_bytes(message(frame::Kind::eager, 12, 0x55)));
+  CHECK(in.frame == message(frame::Kind::eager, 12, 0x55));
 }
 
 TEST_CASE("a synchronous eager frame is DATASYNC, answered by SYNCACK with src and dest swapped",
           "[impi][translate]") {
   JobMap map0 = two_procs(0), map1 = two_procs(1);
   Translator sender(map0, 0), receiver(map1, 1);
-  auto out = sender.to_packet(1, frame_bytes(message(frame::Kind::sync_eager, 8, 0x66)), 8);
+  auto out = sender.to_packet(1, message(frame::Kind::sync_eager, 8, 0x66), 8);
   CHECK(encoded(out.header) ==
         layout("00000001", "00000008", proc0, proc1, "0000000000000066", "0000000000000000", "0000000000000008",
                "00000003", "0000002a", "0000000000000007", "0000000000000000"));
   auto in = receiver.to_frame(0, out.header);
-  CHECK(as_vector(in.frame()) == frame_bytes(message(frame::Kind::sync_eager, 8, 0x66)));
+  CHECK(in.frame == message(frame::Kind::sync_eager, 8, 0x66));
 
   // The receiver's sync_ack: SYNCACK, srqid echoed, count -1 (a control packet).
-  auto ack = receiver.to_packet(0, frame_bytes(frame::SyncAckHeader{0x66}), 0);
+  auto ack = receiver.to_packet(0, Frame::sync_ack(0x66), 0);
   CHECK(encoded(ack.header) ==
         layout("00000003", "00000000", proc1, proc0, "0000000000000066", "0000000000000000", "0000000000000000",
                "00000000", "00000000", "0000000000000000", "ffffffffffffffff"));
   auto back = sender.to_frame(1, ack.header);
   CHECK_FALSE(back.carries_payload);
-  CHECK(as_vector(back.frame()) == frame_bytes(frame::SyncAckHeader{0x66}));
+  CHECK(back.frame == Frame::sync_ack(0x66));
   CHECK(sender.open_exchanges() == 0);
   // A second SYNCACK for it is dropped (with a warning), not delivered.
-  CHECK(sender.to_frame(1, ack.header).header_size == 0);
+  CHECK(sender.to_frame(1, ack.header).deliver == false);
 }
 
 TEST_CASE("a long message: DATASYNC with the first fragment, SYNCACK as cts, DATA continuations by drqid",
@@ -134,27 +123,27 @@ TEST_CASE("a long message: DATASYNC with the first fragment, SYNCACK as cts, DAT
   JobMap map0 = two_procs(0), map1 = two_procs(1);
   Translator sender(map0, 0), receiver(map1, 1);
   // 2500 bytes with IMPI_C_DATALEN 1000: the rts carries the first 1000.
-  auto rts = sender.to_packet(1, frame_bytes(message(frame::Kind::rts, 2500, 0x77)), 1000);
+  auto rts = sender.to_packet(1, message(frame::Kind::rts, 2500, 0x77), 1000);
   CHECK(rts.reference);
   CHECK(encoded(rts.header) ==
         layout("00000001", "000003e8", proc0, proc1, "0000000000000077", "0000000000000000", "00000000000009c4",
                "00000003", "0000002a", "0000000000000007", "0000000000000000"));
   auto rts_in = receiver.to_frame(0, rts.header);
   CHECK(rts_in.carries_payload);
-  CHECK(as_vector(rts_in.frame()) == frame_bytes(message(frame::Kind::rts, 2500, 0x77)));
+  CHECK(rts_in.frame == message(frame::Kind::rts, 2500, 0x77));
 
   // The receive (id 0xabc) accepts: SYNCACK with its drqid.
-  auto cts = receiver.to_packet(0, frame_bytes(frame::CtsHeader{0x77, 0xabc, 2500}), 0);
+  auto cts = receiver.to_packet(0, Frame::cts(0x77, 0xabc, 2500), 0);
   CHECK(encoded(cts.header) ==
         layout("00000003", "00000000", proc1, proc0, "0000000000000077", "0000000000000abc", "0000000000000000",
                "00000000", "00000000", "0000000000000000", "ffffffffffffffff"));
   auto cts_in = sender.to_frame(1, cts.header);
-  CHECK(as_vector(cts_in.frame()) == frame_bytes(frame::CtsHeader{0x77, 0xabc, 2500}));
+  CHECK(cts_in.frame == Frame::cts(0x77, 0xabc, 2500));
 
   // Continuations repeat srqid, tag, cid and lsrank; drqid routes them.
   for (std::uint64_t offset : {1000u, 2000u}) {
     std::size_t n = offset == 2000 ? 500 : 1000;
-    auto data = sender.to_packet(1, frame_bytes(frame::DataHeader{0xabc, offset}), n);
+    auto data = sender.to_packet(1, Frame::data(0xabc, offset), n);
     CHECK(data.reference);
     CHECK(encoded(data.header) ==
           layout("00000000", n == 1000 ? "000003e8" : "000001f4", proc0, proc1, "0000000000000077",
@@ -163,7 +152,7 @@ TEST_CASE("a long message: DATASYNC with the first fragment, SYNCACK as cts, DAT
     auto in = receiver.to_frame(0, data.header);
     CHECK(in.carries_payload);
     // The receiving side fills the offset itself (IMPI's packets carry none).
-    CHECK(as_vector(in.frame()) == frame_bytes(frame::DataHeader{0xabc, offset}));
+    CHECK(in.frame == Frame::data(0xabc, offset));
   }
   CHECK(sender.open_exchanges() == 0);
   CHECK(receiver.open_exchanges() == 0);
@@ -177,23 +166,23 @@ TEST_CASE("a long message: DATASYNC with the first fragment, SYNCACK as cts, DAT
 TEST_CASE("cancel: CANCEL names the send, CANCELYES / CANCELNO answer", "[impi][translate]") {
   JobMap map0 = two_procs(0), map1 = two_procs(1);
   Translator sender(map0, 0), receiver(map1, 1);
-  auto rts = sender.to_packet(1, frame_bytes(message(frame::Kind::rts, 5000, 0x88)), 1000);
+  auto rts = sender.to_packet(1, message(frame::Kind::rts, 5000, 0x88), 1000);
   (void)receiver.to_frame(0, rts.header);
-  auto cancel = sender.to_packet(1, frame_bytes(frame::CancelRequestHeader{7, 0x88}), 0);
+  auto cancel = sender.to_packet(1, Frame::cancel_request(7, 0x88), 0);
   CHECK(encoded(cancel.header) ==
         layout("00000004", "00000000", proc0, proc1, "0000000000000088", "0000000000000000", "0000000000000000",
                "00000000", "00000000", "0000000000000000", "ffffffffffffffff"));
   // IMPI's CANCEL does not name the context.
-  CHECK(as_vector(receiver.to_frame(0, cancel.header).frame()) ==
-        frame_bytes(frame::CancelRequestHeader{frame::any_context, 0x88}));
-  auto yes = receiver.to_packet(0, frame_bytes(frame::CancelReplyHeader{0x88, true}), 0);
+  CHECK(receiver.to_frame(0, cancel.header).frame ==
+        Frame::cancel_request(frame::any_context, 0x88));
+  auto yes = receiver.to_packet(0, Frame::cancel_reply(0x88, true), 0);
   CHECK(encoded(yes.header) ==
         layout("00000005", "00000000", proc1, proc0, "0000000000000088", "0000000000000000", "0000000000000000",
                "00000000", "00000000", "0000000000000000", "ffffffffffffffff"));
-  CHECK(as_vector(sender.to_frame(1, yes.header).frame()) == frame_bytes(frame::CancelReplyHeader{0x88, true}));
+  CHECK(sender.to_frame(1, yes.header).frame == Frame::cancel_reply(0x88, true));
   CHECK(sender.open_exchanges() == 0);
   CHECK(receiver.open_exchanges() == 0);
-  auto no = receiver.to_packet(0, frame_bytes(frame::CancelReplyHeader{0x89, false}), 0);
+  auto no = receiver.to_packet(0, Frame::cancel_reply(0x89, false), 0);
   CHECK(no.header.type == PacketType::cancelno);
 }
 
@@ -202,7 +191,7 @@ TEST_CASE("packets that break the protocol are refused", "[impi][translate]") {
   Translator receiver(map1, 1);
   JobMap map0 = two_procs(0);
   Translator sender(map0, 0);
-  PacketHeader h = sender.to_packet(1, frame_bytes(message(frame::Kind::eager, 10, 1)), 10).header;
+  PacketHeader h = sender.to_packet(1, message(frame::Kind::eager, 10, 1), 10).header;
   PacketHeader longer = h;
   longer.len = 11;  // more than the message
   CHECK_THROWS_AS(receiver.to_frame(0, longer), WireError);
@@ -217,18 +206,18 @@ TEST_CASE("packets that break the protocol are refused", "[impi][translate]") {
   unknown_receive.drqid = 99;
   CHECK_THROWS_AS(receiver.to_frame(0, unknown_receive), WireError);
   // Data for a receive that never answered cannot be sent.
-  CHECK_THROWS_AS(sender.to_packet(1, frame_bytes(frame::DataHeader{0xdead, 0}), 10), gridmpi::MpiError);
+  CHECK_THROWS_AS(sender.to_packet(1, Frame::data(0xdead, 0), 10), gridmpi::MpiError);
 }
 
 TEST_CASE("representation flags ride in pk_reserved only towards a client that takes native data",
           "[impi][translate]") {
   JobMap map0 = two_procs(0), map1 = two_procs(1);
-  frame::MessageHeader m = message(frame::Kind::eager, 4, 1);
+  Frame m = message(frame::Kind::eager, 4, 1);
   m.flags = frame::flag_native_basic;
   m.basic = 0x12;
   {
     Translator t(map0, 0);  // no representation records: external32, IMPI's pk_reserved 0
-    CHECK(t.to_packet(1, frame_bytes(m), 4).header.reserved == 0);
+    CHECK(t.to_packet(1, m, 4).header.reserved == 0);
   }
   Datarep d;
   d.long_size = 8;
@@ -239,7 +228,29 @@ TEST_CASE("representation flags ride in pk_reserved only towards a client that t
   map1.client_datarep = {d, d};
   Translator sender(map0, 0), receiver(map1, 1);
   REQUIRE(sender.representation(1) == gridmpi::p2p::DataRepresentation::native);
-  auto out = sender.to_packet(1, frame_bytes(m), 4);
+  auto out = sender.to_packet(1, m, 4);
   CHECK(out.header.reserved == 0x4744000000020012ull);  // "GD", flags << 16, basic
-  CHECK(as_vector(receiver.to_frame(0, out.header).frame()) == frame_bytes(m));
+  CHECK(receiver.to_frame(0, out.header).frame == m);
+}
+
+TEST_CASE("a LAM client's procs take native bytes, unmarked", "[impi][translate]") {
+  JobMap map0 = two_procs(0);
+  Datarep d;
+  d.long_size = 8;
+  d.wchar_size = 4;
+  d.description_size = 10;
+  d.description_hash = 1;
+  map0.client_datarep = {d, d};  // as boot's assume_lam_native records it
+  map0.lam_client = {false, true};
+  Translator sender(map0, 0);
+  CHECK(sender.representation(1) == gridmpi::p2p::DataRepresentation::native_unmarked);
+  Frame m = message(frame::Kind::eager, 4, 1);
+  m.flags = frame::flag_native_basic;
+  m.basic = 0x12;
+  CHECK(sender.to_packet(1, m, 4).header.reserved == 0);  // LAM reads no marks
+  // Marks a LAM packet's pk_reserved might hold are not read either.
+  PacketHeader h = sender.to_packet(1, message(frame::Kind::eager, 4, 2), 4).header;
+  std::swap(h.src, h.dest);
+  h.reserved = 0x4744000000020012ull;
+  CHECK(sender.to_frame(1, h).frame.flags == 0);
 }

@@ -34,53 +34,57 @@ namespace {
 
 namespace frame = gridmpi::p2p::frame;
 
-// The header of a test frame: `marker` tells frames apart.  For impi a valid
-// eager frame carrying the payload size (its tag is the marker); for the
-// others `size` arbitrary bytes starting with the marker byte.
-std::vector<std::byte> test_header(bool impi, unsigned marker, std::size_t payload, std::size_t size = 4) {
-  if (impi) {
-    frame::MessageHeader m;
-    m.envelope = {9, 0, static_cast<std::int32_t>(marker)};
-    m.size = payload;
-    frame::HeaderBuffer b{};
-    std::size_t n = m.encode(b);
-    return {b.begin(), b.begin() + static_cast<std::ptrdiff_t>(n)};
+// A test frame: `marker` tells frames apart.  For impi a valid eager
+// message carrying the payload size (its tag is the marker: IMPI carries the
+// messages the request layer sends); for the others a frame of `kind` whose
+// every field used by that kind is set, so that a field lost or swapped on
+// the way shows.
+Frame test_header(bool impi, unsigned marker, std::size_t payload, frame::Kind kind = frame::Kind::eager) {
+  if (impi) return Frame::message(frame::Kind::eager, {9, 0, static_cast<std::int32_t>(marker)}, payload, 0);
+  const std::uint64_t big = 0x0102030405060708ull * (marker + 1);
+  switch (kind) {
+    case frame::Kind::cts: return Frame::cts(marker, big, big >> 8);
+    case frame::Kind::data: return Frame::data(marker, big);
+    case frame::Kind::cancel_reply: return Frame::cancel_reply(marker, marker % 2 == 1);
+    default: {
+      Frame f = Frame::message(kind, {0x80000000u + marker, -static_cast<std::int32_t>(marker) - 1,
+                                      static_cast<std::int32_t>(marker)},
+                               payload, big);
+      f.flags = static_cast<std::uint8_t>(marker & 7);
+      f.basic = static_cast<std::uint16_t>(marker * 3);
+      return f;
+    }
   }
-  std::vector<std::byte> h(size);
-  for (std::size_t i = 0; i < size; ++i) h[i] = static_cast<std::byte>((i * 7 + marker) & 0xff);
-  h[0] = static_cast<std::byte>(marker & 0xff);
-  if (size > 2) h[1] = static_cast<std::byte>((marker >> 8) & 0xff);
-  return h;
 }
 
-unsigned marker_of(bool impi, const std::vector<std::byte>& header) {
-  if (impi) return static_cast<unsigned>(frame::MessageHeader::decode(header).envelope.tag);
-  return static_cast<unsigned>(header[0]) | (header.size() > 2 ? static_cast<unsigned>(header[1]) << 8 : 0u);
+unsigned marker_of(const Frame& f) {
+  if (f.is_message()) return static_cast<unsigned>(f.envelope.tag);
+  return static_cast<unsigned>(f.kind == frame::Kind::data ? f.receiver_id : f.sender_id);
 }
 
 struct Received {
   int peer;
-  std::vector<std::byte> header;
+  Frame header;
   std::vector<std::byte> payload;
   bool placed;  // the payload went to the destination we named
 };
 
 // Records frames; optionally names a destination for payloads and answers
-// frames whose header starts with 'Q' with a frame 'A' (send from an upcall).
+// frames marked 'Q' with a frame 'A' (send from an upcall).
 struct RecordingSink : FrameSink {
   std::vector<Received> frames;
   std::vector<std::uint64_t> completed;
   bool place = false;
-  bool impi = false;  // headers are frames (test_header)
+  bool impi = false;  // answer with frames IMPI carries (test_header)
   Transport* reply_through = nullptr;
   std::map<std::uint64_t, std::vector<std::byte>> destinations;
-  std::map<std::uint64_t, std::vector<std::byte>> headers;
+  std::map<std::uint64_t, Frame> headers;
   std::uint64_t next = 1;
 
-  Placement on_frame_begin(int, std::span<const std::byte> header, std::size_t payload_size) override {
+  Placement on_frame_begin(int, const Frame& header, std::size_t payload_size) override {
     Placement p;
     p.token = next++;
-    headers[p.token].assign(header.begin(), header.end());
+    headers[p.token] = header;
     if (place && payload_size > 0) {
       auto& d = destinations[p.token];
       d.resize(payload_size);
@@ -93,7 +97,7 @@ struct RecordingSink : FrameSink {
     auto d = destinations.find(token);
     r.placed = d != destinations.end() && payload.data() == d->second.data();
     frames.push_back(std::move(r));
-    if (reply_through && !frames.back().header.empty() && marker_of(impi, frames.back().header) == 'Q') {
+    if (reply_through && marker_of(frames.back().header) == 'Q') {
       auto answer = test_header(impi, 'A', 0);
       auto status = reply_through->send(peer, answer, {}, 0);
       CHECK(status != SendStatus::would_block);
@@ -205,7 +209,7 @@ struct Setup {
     }
   }
   // Sends, retrying on would_block as the request layer does.
-  SendStatus send(std::span<const std::byte> header, std::span<const std::byte> payload, std::uint64_t token) {
+  SendStatus send(const Frame& header, std::span<const std::byte> payload, std::uint64_t token) {
     for (;;) {
       auto s = sender->send(receiver_rank, header, payload, token);
       if (s != SendStatus::would_block) return s;
@@ -235,9 +239,9 @@ TEST_CASE("transport conformance", "[transport]") {
   // The largest payloads the cases use, within what the transport declares.
   auto large = [&](std::size_t wanted) { return std::min(wanted, caps.max_frame_payload); };
 
-  SECTION("header and payload arrive intact, from the right peer") {
+  SECTION("frame and payload arrive intact, from the right peer") {
     auto p = bytes(100, 2);
-    auto h = test_header(s.impi, 1, p.size(), 24);
+    auto h = test_header(s.impi, 1, p.size());
     s.send(h, p, 0);
     s.pump_until([&] { return s.rx_sink().frames.size() == 1; });
     const Received& r = s.rx_sink().frames[0];
@@ -246,7 +250,25 @@ TEST_CASE("transport conformance", "[transport]") {
     CHECK(r.payload == p);
   }
 
-  SECTION("frames keep their order, and empty payloads and headers work") {
+  SECTION("every kind of frame arrives intact") {
+    if (s.impi) return;  // IMPI's kinds follow its protocol: test_impi_translate.cpp
+    const frame::Kind kinds[] = {frame::Kind::eager, frame::Kind::sync_eager, frame::Kind::rts,
+                                 frame::Kind::cts, frame::Kind::data, frame::Kind::cancel_reply};
+    std::vector<Frame> sent;
+    for (unsigned i = 0; i < 12; ++i) {
+      auto p = bytes(i % 3 == 0 ? 0 : 40 + i, i);
+      sent.push_back(test_header(false, i, p.size(), kinds[i % 6]));
+      s.send(sent.back(), p, 0);
+    }
+    s.pump_until([&] { return s.rx_sink().frames.size() == sent.size(); });
+    for (unsigned i = 0; i < sent.size(); ++i) {
+      INFO("frame " << i << ": " << frame::kind_name(sent[i].kind));
+      CHECK(s.rx_sink().frames[i].header == sent[i]);
+      CHECK(s.rx_sink().frames[i].payload == bytes(i % 3 == 0 ? 0 : 40 + i, i));
+    }
+  }
+
+  SECTION("frames keep their order, and empty payloads work") {
     std::vector<std::vector<std::byte>> sent;
     for (unsigned i = 0; i < 300; ++i) {
       sent.push_back(bytes(i % 7 == 0 ? 0 : i * 13 % 2000, i));
@@ -255,7 +277,7 @@ TEST_CASE("transport conformance", "[transport]") {
     s.pump_until([&] { return s.rx_sink().frames.size() == sent.size(); });
     for (unsigned i = 0; i < sent.size(); ++i) {
       INFO("frame " << i);
-      CHECK(marker_of(s.impi, s.rx_sink().frames[i].header) == i);
+      CHECK(marker_of(s.rx_sink().frames[i].header) == i);
       CHECK(s.rx_sink().frames[i].payload == sent[i]);
     }
   }
@@ -263,7 +285,7 @@ TEST_CASE("transport conformance", "[transport]") {
   SECTION("a large payload lands in the destination named by the receiver") {
     s.rx_sink().place = true;
     auto p = bytes(large(3 * 1024 * 1024 + 17), 4);
-    auto h = test_header(s.impi, 3, p.size(), 16);
+    auto h = test_header(s.impi, 3, p.size(), frame::Kind::data);
     auto status = s.send(h, p, 42);
     s.pump_until([&] {
       return s.rx_sink().frames.size() == 1 &&
@@ -276,7 +298,7 @@ TEST_CASE("transport conformance", "[transport]") {
 
   SECTION("a large payload without a destination is supplied by the transport") {
     auto p = bytes(large(1024 * 1024 + 3), 6);
-    auto h = test_header(s.impi, 5, p.size(), 16);
+    auto h = test_header(s.impi, 5, p.size(), frame::Kind::rts);
     s.send(h, p, 7);
     s.pump_until([&] { return s.rx_sink().frames.size() == 1; });
     CHECK(s.rx_sink().frames[0].payload == p);
@@ -286,7 +308,7 @@ TEST_CASE("transport conformance", "[transport]") {
     // The reply goes back to the sender; for self it is the same transport.
     s.rx_sink().reply_through = &s.rx();
     s.send(test_header(s.impi, 'Q', 0), {}, 0);
-    s.pump_until([&] { return !s.tx_sink().frames.empty() && marker_of(s.impi, s.tx_sink().frames.back().header) == 'A'; });
+    s.pump_until([&] { return !s.tx_sink().frames.empty() && marker_of(s.tx_sink().frames.back().header) == 'A'; });
     CHECK(s.tx_sink().frames.back().peer == s.receiver_rank);
   }
 
@@ -311,7 +333,7 @@ TEST_CASE("the template transport says would_block when the peer's inbox is full
   o.inbox_frames = 2;
   TemplateTransport t0({0, 2, 77, &io, &a}, o), t1({1, 2, 77, &io, &b}, o);
   t0.set_peer_endpoint(1, t1.endpoint());
-  std::byte h[4] = {};
+  const Frame h = Frame::sync_ack(1);
   CHECK(t0.send(1, h, {}, 0) == SendStatus::complete);
   CHECK(t0.send(1, h, {}, 0) == SendStatus::complete);
   CHECK(t0.send(1, h, {}, 0) == SendStatus::would_block);
@@ -330,7 +352,7 @@ struct PlacingSink : FrameSink {
   std::uint64_t ended_token = 0;
   std::vector<std::byte> ended_payload;
   const std::byte* ended_at = nullptr;
-  Placement on_frame_begin(int, std::span<const std::byte>, std::size_t size) override {
+  Placement on_frame_begin(int, const Frame&, std::size_t size) override {
     Placement p;
     p.token = 42;
     if (give_target) {
@@ -350,7 +372,7 @@ struct PlacingSink : FrameSink {
 }  // namespace
 
 TEST_CASE("FrameSink::on_frame: begin, the payload copied to the placement, end", "[transport]") {
-  const std::byte header[4] = {std::byte{1}, std::byte{0}, std::byte{0}, std::byte{0}};
+  const Frame header = Frame::message(frame::Kind::eager, {1, 2, 3}, 5, 4);
   const std::byte payload[5] = {std::byte{9}, std::byte{8}, std::byte{7}, std::byte{6}, std::byte{5}};
   PlacingSink sink;
   SECTION("into the destination the sink names") {

@@ -157,7 +157,7 @@ struct Sink : FrameSink {
   std::vector<std::uint64_t> completed;
   std::vector<std::byte> destination;
   bool place = false;
-  Placement on_frame_begin(int, std::span<const std::byte>, std::size_t size) override {
+  Placement on_frame_begin(int, const gridmpi::p2p::Frame&, std::size_t size) override {
     Placement p;
     if (place && size) {
       destination.assign(size, std::byte{0});
@@ -209,7 +209,7 @@ TEST_CASE("shm transport: eager records, then the chosen large path", "[shm]") {
   INFO((two_copy ? "two copies" : "single copy"));
   CHECK(pair.t1->large_path_from(0) == (two_copy ? SingleCopy::not_permitted : SingleCopy::permitted));
   CHECK(pair.t0->capabilities().eager_limit == 2048);
-  std::byte h[8] = {};
+  const auto h = gridmpi::p2p::Frame::sync_ack(8);
 
   // At the eager limit: one record, complete at once.
   auto at_limit = bytes(2048, 3);
@@ -234,7 +234,7 @@ TEST_CASE("shm transport: an idle receiver is woken through its eventfd", "[shm]
   Pair pair(o, 0xabd000);
   // Idle rounds: the receiver tells senders to ring.
   for (int i = 0; i < 20; ++i) pair.t1->progress();
-  std::byte h[4] = {};
+  const auto h = gridmpi::p2p::Frame::sync_ack(4);
   CHECK(pair.t0->send(1, h, {}, 0) == SendStatus::complete);
   // The doorbell wakes an io_context that would otherwise wait 5 s.
   auto start = std::chrono::steady_clock::now();

@@ -18,22 +18,20 @@ using namespace gridmpi::p2p;
 namespace {
 
 struct Sink : FrameSink {
-  struct Frame {
+  struct Got {
     int peer;
     std::uint32_t seq;
     std::vector<std::byte> payload;
   };
-  std::vector<Frame> frames;
+  std::vector<Got> frames;
   std::map<std::uint64_t, std::uint32_t> seq_of;
   std::vector<std::uint64_t> completed;
   std::uint64_t next = 1;
 
-  Placement on_frame_begin(int, std::span<const std::byte> header, std::size_t) override {
+  Placement on_frame_begin(int, const gridmpi::p2p::Frame& header, std::size_t) override {
     Placement p;
     p.token = next++;
-    std::uint32_t seq = 0;
-    std::memcpy(&seq, header.data(), sizeof seq);
-    seq_of[p.token] = seq;
+    seq_of[p.token] = static_cast<std::uint32_t>(header.sender_id);
     return p;
   }
   void on_frame_end(int peer, std::uint64_t token, std::span<const std::byte> payload) override {
@@ -93,8 +91,7 @@ struct Pair {
   }
   // Frame `seq` from `from` to the other rank, retrying on would_block.
   SendStatus send(int from, std::uint32_t seq, std::span<const std::byte> payload = {}, std::uint64_t token = 0) {
-    std::byte header[8] = {};
-    std::memcpy(header, &seq, sizeof seq);
+    const auto header = gridmpi::p2p::Frame::sync_ack(seq);  // the sequence number as its sender_id
     for (;;) {
       auto s = t[from]->send(1 - from, header, payload, token);
       if (s != SendStatus::would_block) return s;

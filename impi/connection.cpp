@@ -1,0 +1,439 @@
+// One IMPI host connection (impi/transport_internal.hpp): connect or
+// accept, TLS, the host index, packets written in order and read through
+// p2p/stream_reader.hpp into the transport's on_packet.
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
+#include <boost/asio/buffer.hpp>
+#include <boost/asio/write.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <fmt/format.h>
+
+#include "base/error.hpp"
+#include "conf/log.hpp"
+#include "impi/transport_internal.hpp"
+
+namespace gridmpi::impi {
+
+using gridmpi::log;
+
+namespace {
+
+bool is_would_block(const error_code& ec) {
+  return ec == asio::error::would_block || ec == asio::error::try_again;
+}
+
+}  // namespace
+
+void ImpiTransport::Connection::detach() {
+  owner_ = nullptr;
+  close_socket();
+}
+
+void ImpiTransport::Connection::close_socket() {
+  error_code ignored;
+  timer_.cancel();
+  socket_.close(ignored);
+  state_ = State::closed;
+}
+
+std::string ImpiTransport::Connection::remote() const {
+  error_code ec;
+  auto ep = socket_.remote_endpoint(ec);
+  return ec ? std::string("?") : fmt::format("{}:{}", ep.address().to_string(), ep.port());
+}
+
+void ImpiTransport::Connection::connect(const tcp::endpoint& to, std::chrono::milliseconds timeout,
+                                        std::uint32_t my_host) {
+  state_ = State::connecting;
+  std::array<std::byte, 4> index;
+  put_u32(index.data(), my_host);
+  raw_.assign(index.begin(), index.end());
+  auto self = shared_from_this();
+  timer_.expires_after(timeout);
+  timer_.async_wait([self, timeout](const error_code& ec) {
+    p2p::GateScope scope(self->gate_);
+    if (ec || !self->owner_ || self->state_ != State::connecting) return;
+    self->owner_->fail(fmt::format("impi: rank {} cannot connect to {}: no answer within {} s (is that host "
+                                   "reachable from here? see IMPI_NETWORK and IMPI_PORT_RANGE)",
+                                   self->owner_->startup_->my_rank, self->owner_->describe_host(self->host_),
+                                   timeout.count() / 1000));
+    self->close_socket();
+  });
+  socket_.async_connect(to, [self](const error_code& ec) {
+    p2p::GateScope scope(self->gate_);
+    if (!self->owner_ || self->state_ != State::connecting) return;
+    self->timer_.cancel();
+    if (ec) {
+      self->owner_->fail(fmt::format("impi: rank {} cannot connect to {}: {} (is its cluster's job running? see "
+                                     "IMPI_NETWORK and IMPI_PORT_RANGE)",
+                                     self->owner_->startup_->my_rank, self->owner_->describe_host(self->host_),
+                                     ec.message()));
+      self->close_socket();
+      return;
+    }
+    if (self->owner_->tls_) return self->client_handshake();
+    self->became_open();
+    self->owner_->identified(self, self->host_);
+  });
+}
+
+void ImpiTransport::Connection::accepted(std::chrono::milliseconds timeout) {
+  auto self = shared_from_this();
+  timer_.expires_after(timeout);
+  timer_.async_wait([self](const error_code& ec) {
+    p2p::GateScope scope(self->gate_);
+    if (ec || !self->owner_ || self->host_ >= 0 || self->state_ == State::closed) return;
+    self->refuse(self->state_ == State::handshaking ? "no TLS handshake within the time limit"
+                                                    : "no host index within the time limit");
+  });
+  if (owner_->tls_) return server_handshake();
+  became_open();
+}
+
+void ImpiTransport::Connection::enqueue(OutPacket&& p) {
+  queue_.push_back(std::move(p));
+  if (state_ == State::open && !write_pending_) start_write();
+}
+
+bool ImpiTransport::Connection::try_write_now(const std::array<std::byte, PacketHeader::size>& head,
+                                              std::span<const std::byte> payload, std::size_t* written) {
+  *written = 0;
+  // Not under TLS: an SSL write that would block must be retried with the same bytes.
+  if (state_ != State::open || !queue_.empty() || !raw_.empty() || tls_) return false;
+  std::array<asio::const_buffer, 2> buffers{asio::buffer(head.data(), head.size()),
+                                            asio::buffer(payload.data(), payload.size())};
+  error_code ec;
+  std::size_t n = socket_.write_some(buffers, ec);
+  if (ec && !is_would_block(ec)) {
+    write_failed(ec);
+    return true;  // the failure surfaces through progress()
+  }
+  *written = ec ? 0 : n;
+  return *written == head.size() + payload.size();
+}
+
+void ImpiTransport::Connection::send_fini() {
+  if (fini_queued_ || state_ == State::closed) {
+    fini_written_ = true;
+    return;
+  }
+  fini_queued_ = true;
+  OutPacket p;
+  PacketHeader h;
+  h.type = PacketType::fini;
+  h.src.pid = -1;
+  h.dest.pid = -1;
+  h.count = -1;
+  h.encode(p.head.data());
+  p.fini = true;
+  enqueue(std::move(p));
+}
+
+void ImpiTransport::Connection::client_handshake() {
+  state_ = State::handshaking;
+  tls_.emplace(socket_, *owner_->tls_);
+  auto self = shared_from_this();
+  arm_handshake_timer();
+  tls_->async_handshake(asio::ssl::stream_base::client, [self](const error_code& ec) {
+    p2p::GateScope scope(self->gate_);
+    if (!self->owner_ || self->state_ != State::handshaking) return;
+    self->timer_.cancel();
+    if (ec) {
+      self->owner_->fail(fmt::format("impi: rank {}: TLS with {} failed: {}", self->owner_->startup_->my_rank,
+                                     self->owner_->describe_host(self->host_),
+                                     tls::describe_error(ec, self->tls_->native_handle())));
+      self->close_socket();
+      return;
+    }
+    self->became_open();
+    self->owner_->identified(self, self->host_);
+  });
+}
+
+void ImpiTransport::Connection::arm_handshake_timer() {
+  auto self = shared_from_this();
+  timer_.expires_after(owner_->handshake_timeout_);
+  timer_.async_wait([self](const error_code& ec) {
+    p2p::GateScope scope(self->gate_);
+    if (ec || !self->owner_ || self->state_ != State::handshaking) return;
+    self->owner_->fail(fmt::format("impi: rank {}: no TLS handshake with {} within {} s: does its cluster run with "
+                                   "impi.tls on? (impi.tls_handshake_timeout)",
+                                   self->owner_->startup_->my_rank, self->owner_->describe_host(self->host_),
+                                   self->owner_->handshake_timeout_.count() / 1000));
+    self->close_socket();
+  });
+}
+
+void ImpiTransport::Connection::server_handshake() {
+  state_ = State::handshaking;
+  tls_.emplace(socket_, *owner_->tls_);
+  auto self = shared_from_this();
+  socket_.async_receive(
+      asio::buffer(peek_.data(), 1), asio::socket_base::message_peek, [self](const error_code& ec, std::size_t n) {
+        p2p::GateScope scope(self->gate_);
+        if (!self->owner_ || self->state_ != State::handshaking) return;
+        if (ec || n == 0) return self->refuse("closed before the TLS handshake");
+        if (self->peek_[0] != tls::handshake_record) {
+          error_code ignored;
+          auto alert = tls::plaintext_rejection_alert();
+          asio::write(self->socket_, asio::buffer(alert), ignored);
+          return self->refuse(fmt::format("it does not speak TLS (first byte 0x{:02x}): impi.tls is off in its "
+                                          "cluster and on here; set impi.tls in every cluster and at impi-server",
+                                          static_cast<unsigned>(self->peek_[0])));
+        }
+        self->tls_->async_handshake(asio::ssl::stream_base::server, [self](const error_code& e) {
+          p2p::GateScope scope(self->gate_);
+          if (!self->owner_ || self->state_ != State::handshaking) return;
+          if (e) return self->refuse("TLS handshake failed: " + tls::describe_error(e, self->tls_->native_handle()));
+          self->became_open();
+        });
+      });
+}
+
+void ImpiTransport::Connection::became_open() {
+  state_ = State::open;
+  error_code ignored;
+  socket_.set_option(tcp::no_delay(true), ignored);
+  if (owner_->socbuf_ > 0) {
+    socket_.set_option(asio::socket_base::receive_buffer_size(static_cast<int>(owner_->socbuf_)), ignored);
+    socket_.set_option(asio::socket_base::send_buffer_size(static_cast<int>(owner_->socbuf_)), ignored);
+  }
+  socket_.non_blocking(true, ignored);
+  if (!raw_.empty() || !queue_.empty()) start_write();
+  start_reading();
+}
+
+void ImpiTransport::Connection::refuse(const std::string& why) {
+  log().warn("impi: rank {}: refused an IMPI connection from {}: {}", owner_->startup_->my_rank, remote(), why);
+  ImpiTransport* owner = owner_;
+  close_socket();
+  auto& list = owner->unidentified_;
+  list.erase(std::remove_if(list.begin(), list.end(), [this](const auto& c) { return c.get() == this; }), list.end());
+}
+
+void ImpiTransport::Connection::start_write() {
+  std::vector<asio::const_buffer> buffers;
+  if (!raw_.empty()) buffers.push_back(asio::buffer(raw_));
+  for (auto it = queue_.begin(); it != queue_.end() && buffers.size() + 2 <= 64; ++it) {
+    std::size_t skip = it->written;
+    if (skip < it->head.size()) {
+      buffers.push_back(asio::buffer(it->head.data() + skip, it->head.size() - skip));
+      skip = 0;
+    } else {
+      skip -= it->head.size();
+    }
+    if (skip < it->payload.size())
+      buffers.push_back(asio::buffer(it->payload.data() + skip, it->payload.size() - skip));
+  }
+  if (buffers.empty()) return;
+  write_pending_ = true;
+  auto self = shared_from_this();
+  if (tls_) {
+    // One TLS record per write: small pieces (a header, short payloads)
+    // are gathered into one record instead of a record each.
+    if (buffers[0].size() >= tls_record) {
+      tls_->async_write_some(buffers[0], [self](const error_code& ec, std::size_t n) {
+        p2p::GateScope scope(self->gate_);
+        self->on_written(ec, n);
+      });
+      return;
+    }
+    staging_.clear();
+    for (const auto& b : buffers) {
+      std::size_t take = std::min(b.size(), tls_record - staging_.size());
+      const auto* p = static_cast<const std::byte*>(b.data());
+      staging_.insert(staging_.end(), p, p + take);
+      if (staging_.size() == tls_record) break;
+    }
+    tls_->async_write_some(asio::buffer(staging_), [self](const error_code& ec, std::size_t n) {
+      p2p::GateScope scope(self->gate_);
+      self->on_written(ec, n);
+    });
+    return;
+  }
+  socket_.async_write_some(std::move(buffers), [self](const error_code& ec, std::size_t n) {
+    p2p::GateScope scope(self->gate_);
+    self->on_written(ec, n);
+  });
+}
+
+void ImpiTransport::Connection::on_written(const error_code& ec, std::size_t n) {
+  write_pending_ = false;
+  if (!owner_ || ec == asio::error::operation_aborted) return;
+  if (ec) return write_failed(ec);
+  if (!raw_.empty()) {
+    std::size_t take = std::min(n, raw_.size());
+    raw_.erase(raw_.begin(), raw_.begin() + static_cast<std::ptrdiff_t>(take));
+    n -= take;
+  }
+  std::vector<std::pair<int, std::uint64_t>> done;
+  while (n > 0 && !queue_.empty()) {
+    OutPacket& p = queue_.front();
+    std::size_t take = std::min(n, p.total() - p.written);
+    p.written += take;
+    n -= take;
+    if (p.written < p.total()) break;
+    if (p.report) done.emplace_back(p.peer, p.token);
+    if (p.fini) fini_written_ = true;
+    queue_.pop_front();
+  }
+  ImpiTransport* owner = owner_;
+  try {
+    for (auto [peer, token] : done) owner->context_.sink->on_send_complete(peer, token);
+  } catch (...) {
+    owner->fail(std::current_exception());
+  }
+  if ((!queue_.empty() || !raw_.empty()) && !write_pending_ && state_ == State::open) start_write();
+}
+
+void ImpiTransport::Connection::write_failed(const error_code& ec) {
+  ImpiTransport* owner = owner_;
+  if (fini_received_ || owner->shutting_down_) {
+    queue_.clear();
+    fini_written_ = true;
+    close_socket();
+    return;
+  }
+  owner->fail(fmt::format("impi: rank {} lost the IMPI connection to {} while writing: {} (that cluster's job "
+                          "ended; see its mpirun's output)",
+                          owner->startup_->my_rank, owner->describe_host(host_), ec.message()));
+  close_socket();
+}
+
+void ImpiTransport::Connection::acknowledge_quickly() {
+  int one = 1;
+  (void)::setsockopt(socket_.native_handle(), IPPROTO_TCP, TCP_QUICKACK, &one, sizeof one);
+}
+
+void ImpiTransport::Connection::start_reading() {
+  if (read_pending_ || state_ != State::open) return;
+  if (bulk_) acknowledge_quickly();
+  std::span<std::byte> target = reader_.read_target();
+  read_pending_ = true;
+  auto self = shared_from_this();
+  if (tls_)
+    tls_->async_read_some(asio::buffer(target.data(), target.size()),
+                          [self](const error_code& ec, std::size_t n) {
+                            p2p::GateScope scope(self->gate_);
+                            self->on_read(ec, n);
+                          });
+  else
+    socket_.async_read_some(asio::buffer(target.data(), target.size()),
+                            [self](const error_code& ec, std::size_t n) {
+                              p2p::GateScope scope(self->gate_);
+                              self->on_read(ec, n);
+                            });
+}
+
+void ImpiTransport::Connection::on_read(const error_code& ec, std::size_t n) {
+  read_pending_ = false;
+  if (!owner_ || ec == asio::error::operation_aborted) return;
+  if (ec) return read_failed(ec);
+  try {
+    if (reader_.received(n)) reader_.end_payload(*owner_->context_.sink);
+    parse();
+  } catch (const WireError& e) {
+    if (owner_) protocol_error(e.what());
+    return;
+  } catch (...) {
+    if (owner_) owner_->fail(std::current_exception());
+    close_socket();
+    return;
+  }
+  if (owner_ && state_ == State::open) start_reading();
+}
+
+void ImpiTransport::Connection::read_failed(const error_code& ec) {
+  ImpiTransport* owner = owner_;
+  if (host_ < 0) {
+    log().debug("impi: rank {}: connection from {} closed before naming its host: {}", owner->startup_->my_rank,
+                remote(), ec.message());
+    refuse("closed before naming its host");
+    return;
+  }
+  if (fini_received_) {
+    if (fini_written_ || queue_.empty()) close_socket();
+    return;
+  }
+  std::string text;
+  if (!tls_ && packets_received_ == 0 &&
+      tls::looks_like_tls(reader_.buffered())) {
+    text = fmt::format("impi: rank {}: {} speaks TLS (impi.tls is on in its cluster, off here): set impi.tls in "
+                       "every cluster and at impi-server (or off everywhere)",
+                       owner->startup_->my_rank, owner->describe_host(host_));
+  } else if (tls_ && ec.category() == asio::error::get_ssl_category()) {
+    // TLS 1.3: a rejected client certificate shows up after the handshake.
+    text = fmt::format("impi: rank {}: TLS with {} failed: {}", owner->startup_->my_rank,
+                       owner->describe_host(host_), tls::describe_error(ec, tls_->native_handle()));
+  } else {
+    text = fmt::format("impi: rank {} lost the IMPI connection to {} without PK_FINI: {} (that "
+                       "cluster's job ended or the process died; see its mpirun's output)",
+                       owner->startup_->my_rank, owner->describe_host(host_),
+                       ec == asio::error::eof                       ? "end of file"
+                       : ec == asio::ssl::error::stream_truncated ? "end of file (no TLS close_notify)"
+                                                                    : ec.message());
+  }
+  close_socket();
+  if (owner->shutting_down_) {
+    log().warn("{}", text);
+    return;
+  }
+  owner->fail(text);
+}
+
+void ImpiTransport::Connection::protocol_error(const std::string& why) {
+  if (host_ < 0) return refuse(why);
+  owner_->fail(fmt::format("impi: rank {}: malformed IMPI data from {}: {}", owner_->startup_->my_rank,
+                           owner_->describe_host(host_), why));
+  close_socket();
+}
+
+void ImpiTransport::Connection::parse() {
+  while (!reader_.in_payload() && state_ == State::open && owner_) {
+    std::span<const std::byte> in = reader_.buffered();
+    if (host_ < 0) {
+      // An accepted connection: first its host index.
+      if (in.size() < 4) return;
+      if (!tls_ && tls::looks_like_tls(in.first(2)))
+        return refuse("it speaks TLS (impi.tls is on in its cluster, off here): set impi.tls in every cluster and "
+                      "at impi-server (or off everywhere)");
+      std::uint32_t index = get_u32(in.data());
+      reader_.consume(4);
+      timer_.cancel();
+      const JobMap& map = owner_->map();
+      if (index >= map.hosts.size())
+        return refuse(fmt::format("it names host {}, this job has hosts 0..{}", index, map.hosts.size() - 1));
+      int h = static_cast<int>(index);
+      if (map.hosts[index].client == map.my_client)
+        return refuse(fmt::format("it names host {} of this process's own cluster", index));
+      if (h < owner_->my_host_)
+        return refuse(fmt::format("it names host {}, which this host connects to itself", index));
+      if (owner_->hosts_[index])
+        return refuse(fmt::format("host {} is connected already", index));
+      host_ = h;
+      owner_->identified(shared_from_this(), h);
+      continue;
+    }
+    if (in.size() < PacketHeader::size) return;
+    PacketHeader h = PacketHeader::decode(in.first(PacketHeader::size));
+    reader_.consume(PacketHeader::size);
+    ++packets_received_;
+    if (h.type == PacketType::fini) {
+      fini_received_ = true;
+      continue;
+    }
+    if (fini_received_) throw WireError(fmt::format("{} packet after PK_FINI", packet_type_name(h.type)));
+    if (h.type == PacketType::data || h.type == PacketType::datasync) bulk_ = h.msglen >= bulk_message;
+    int peer = -1;
+    bool deliver = false;
+    p2p::Placement placement = owner_->on_packet(host_, h, &peer, &deliver);
+    if (!deliver) continue;
+    reader_.begin_payload(*owner_->context_.sink, peer, placement, h.len, "impi");
+  }
+}
+
+}  // namespace gridmpi::impi
