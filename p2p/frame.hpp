@@ -29,10 +29,13 @@
 // connections (p2p/tcp/tcp_wire.hpp).
 #pragma once
 #include <array>
+#include <bit>
 #include <cstddef>
+#include <cstring>
 #include <cstdint>
 #include <span>
 #include <string>
+#include <type_traits>
 
 #include "p2p/little_endian.hpp"
 
@@ -160,6 +163,16 @@ struct Frame {
   bool operator==(const Frame&) const = default;
 };
 
+// The first 32 bytes of a Frame are laid out as a message kind's encoding
+// (kind, flags, basic, context, source, tag, size, sender_id), so that on a
+// little-endian host a message encodes and decodes as one 32-byte copy: the
+// path every eager message takes twice.
+static_assert(offsetof(Frame, flags) == 1 && offsetof(Frame, basic) == 2 && offsetof(Frame, envelope) == 4 &&
+              offsetof(Frame, size) == 16 && offsetof(Frame, sender_id) == 24);
+static_assert(sizeof(Envelope) == 12 && offsetof(Envelope, source) == 4 && offsetof(Envelope, tag) == 8);
+static_assert(std::is_trivially_copyable_v<Frame> && std::is_standard_layout_v<Frame>);
+constexpr bool message_is_memory_image = std::endian::native == std::endian::little;
+
 // Bytes of a kind's encoding.
 constexpr std::size_t encoded_size(Kind kind) {
   switch (kind) {
@@ -180,6 +193,14 @@ constexpr std::size_t encoded_size(Kind kind) {
 // Writes `f` as the layout above; returns the bytes used.  Inline: both
 // run once per frame on the message path of every byte transport.
 inline std::size_t encode(const Frame& f, std::span<std::byte> out) {
+  if constexpr (message_is_memory_image) {
+    if (f.is_message()) [[likely]] {
+      if (out.size() < 32) [[unlikely]]
+        header_buffer_too_small(out.size(), 32);
+      std::memcpy(out.data(), &f, 32);
+      return 32;
+    }
+  }
   const std::size_t n = encoded_size(f.kind);
   if (out.size() < n) [[unlikely]]
     header_buffer_too_small(out.size(), n);
@@ -211,10 +232,29 @@ inline std::size_t encode(const Frame& f, std::span<std::byte> out) {
   return w.used();
 }
 
+// The bytes encode() would write for `f`: the frame's own memory where that
+// is its encoding (a message on a little-endian host; valid while `f` is),
+// else encoded into `buffer`.  What byte transports put on their wire.
+inline std::span<const std::byte> encoded(const Frame& f, HeaderBuffer& buffer) {
+  if constexpr (message_is_memory_image) {
+    if (f.is_message()) [[likely]]
+      return {reinterpret_cast<const std::byte*>(&f), 32};
+  }
+  return {buffer.data(), encode(f, buffer)};
+}
+
 // Reads a frame written by encode; a short header, an unknown kind or a
 // field out of range throws MpiError(MPI_ERR_INTERN) naming the problem (the
 // caller adds the peer).
 inline Frame decode(std::span<const std::byte> in) {
+  if constexpr (message_is_memory_image) {
+    // A whole message (kinds 1-3): its bytes are the struct's first 32.
+    if (in.size() >= 32 && static_cast<std::uint8_t>(static_cast<std::uint8_t>(in[0]) - 1) < 3) [[likely]] {
+      Frame f;
+      std::memcpy(static_cast<void*>(&f), in.data(), 32);
+      return f;
+    }
+  }
   Frame f;
   f.kind = peek_kind(in);
   if (const std::size_t n = encoded_size(f.kind); in.size() < n) [[unlikely]]

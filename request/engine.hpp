@@ -144,6 +144,9 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
     bool native_rendezvous = false;  // Capabilities::rendezvous is Rendezvous::native
     std::size_t rts_prefix = 0;      // Capabilities::rts_prefix (max_fragment with a native rendezvous)
     std::size_t copies_up_to = 0;  // Capabilities::copies_up_to
+    // send_now sends messages of fewer bytes than this (eager, copied by
+    // the transport, one frame, no conversion); 0: none.
+    std::size_t send_now_below = 0;
     std::deque<PendingFrame> pending;  // refused with would_block, in order
     bool listed = false;               // in peers_with_pending_
   };

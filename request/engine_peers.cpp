@@ -92,6 +92,10 @@ void EngineImpl::select_transport(int world, Peer& p) {
     p.threshold = static_cast<std::size_t>(rsize_);
     why = "request.rsize (_YAMPI_RSIZE)";
   }
+  if (!p.external32 && p.copies_up_to > 0) {
+    auto above = [](std::size_t n) { return n == std::numeric_limits<std::size_t>::max() ? n : n + 1; };
+    p.send_now_below = std::min({p.threshold, above(p.copies_up_to), above(p.max_frame_payload)});
+  }
   if (proto_info_) {
     std::string switch_text = p.threshold == std::numeric_limits<std::size_t>::max()
                                   ? std::string("always eager")

@@ -55,9 +55,7 @@ bool EngineImpl::send_now(const void* buf, int count, MPI_Datatype type, int des
   const int world = comm.peer_world_rank(dest);
   Peer& p = peer(world);
   const std::size_t size = static_cast<std::size_t>(count) * t.size;
-  if (p.external32 || !p.pending.empty() || p.copies_up_to == 0 || size >= p.threshold || size > p.copies_up_to ||
-      size > p.max_frame_payload)
-    return false;
+  if (size >= p.send_now_below || !p.pending.empty()) return false;
   // No request: nothing can name the message (MPI_Cancel of a blocking send does not exist).
   const p2p::Frame h = p2p::Frame::message(frame::Kind::eager, {context, comm.rank, tag}, size, next_id_++);
   std::span<const std::byte> payload;

@@ -510,12 +510,19 @@ class TcpTransport::Connection : public std::enable_shared_from_this<Connection>
       if (moved_) return protocol_error("message frame after moved");
 
       const std::size_t size = prefix->payload_length;
-      Frame frame;
-      try {
-        frame = frame::decode(header);
-      } catch (const MpiError& e) {
-        return protocol_error(e.what());
-      }
+      // Decoded in place (a frame of garbage is a protocol error, not the
+      // engine's): the lambda's result initialises `frame` without a copy.
+      bool bad = false;
+      const Frame frame = [&]() -> Frame {
+        try {
+          return frame::decode(header);
+        } catch (const MpiError& e) {
+          protocol_error(e.what());
+          bad = true;
+          return {};
+        }
+      }();
+      if (bad) return;
       Placement placement = owner_->context_.sink->on_frame_begin(peer_, frame, size);
       reader_.consume(head_size);
       reader_.begin_payload(*owner_->context_.sink, peer_, placement, size, "tcp");
@@ -792,9 +799,8 @@ SendStatus TcpTransport::send(int peer, const Frame& frame, std::span<const std:
   if (failure_) std::rethrow_exception(failure_);
   if (!reachable(peer))
     throw MpiError(MPI_ERR_INTERN, fmt::format("tcp: rank {} cannot reach rank {}", context_.world_rank, peer));
-  frame::HeaderBuffer header;
-  const std::size_t n = frame::encode(frame, header);
-  return sending(peer).send(FrameType::message, std::span<const std::byte>(header.data(), n), payload, token);
+  frame::HeaderBuffer buffer;
+  return sending(peer).send(FrameType::message, frame::encoded(frame, buffer), payload, token);
 }
 
 bool TcpTransport::progress() {

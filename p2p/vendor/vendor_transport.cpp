@@ -247,7 +247,7 @@ SendStatus VendorTransport::send(int peer, const Frame& frame, std::span<const s
                                                max_frame_payload));
   static_assert(frame::max_header_size <= max_frame_header);
   frame::HeaderBuffer buffer;
-  const std::span<const std::byte> header(buffer.data(), frame::encode(frame, buffer));
+  const std::span<const std::byte> header = frame::encoded(frame, buffer);
   const bool inline_payload = payload.size() <= options_.short_limit;
   if (ops_.pending_sends() + (inline_payload ? 1 : 2) > max_pending_requests) return SendStatus::would_block;
 
