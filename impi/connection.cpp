@@ -9,6 +9,7 @@
 #include <boost/asio/write.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <fmt/format.h>
 
@@ -203,8 +204,29 @@ void ImpiTransport::Connection::became_open() {
     socket_.set_option(asio::socket_base::send_buffer_size(static_cast<int>(owner_->socbuf_)), ignored);
   }
   socket_.non_blocking(true, ignored);
+  size_window();
   if (!raw_.empty() || !queue_.empty()) start_write();
   start_reading();
+}
+
+// The window of this connection: enough counted packets in flight per proc
+// pair to fill impi.link_bandwidth over the round trip the kernel measured
+// during the TCP (and TLS) handshake, plus 2 x ackmark so that the
+// receiver's PROTOACK (sent every ackmark packets) returns before the
+// sender stops; never more than the job's IMPI_H_HIWATER, which is exactly
+// the window when it is set.  On a LAN this is 2 x ackmark + 1 packets.
+void ImpiTransport::Connection::size_window() {
+  const ImpiTransport& o = *owner_;
+  window_ = o.hiwater_;
+  tcp_info info{};
+  socklen_t len = sizeof info;
+  double rtt = getsockopt(socket_.native_handle(), IPPROTO_TCP, TCP_INFO, &info, &len) == 0 ? info.tcpi_rtt * 1e-6 : 0;
+  if (!o.hiwater_set_ && rtt > 0) {
+    double bdp_packets = std::ceil(rtt * o.link_bandwidth_ / static_cast<double>(o.datalen_));
+    window_ = std::clamp<std::int64_t>(static_cast<std::int64_t>(bdp_packets) + 2 * o.ackmark_, o.ackmark_, o.hiwater_);
+  }
+  log().debug("impi: rank {}: host {}: round trip {:.3f} ms, window {} packets of {} bytes (IMPI_H_HIWATER {}{})",
+              o.startup_->my_rank, host_, rtt * 1e3, window_, o.datalen_, o.hiwater_, o.hiwater_set_ ? ", set" : "");
 }
 
 void ImpiTransport::Connection::refuse(const std::string& why) {

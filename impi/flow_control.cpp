@@ -1,6 +1,7 @@
 // IMPI's flow control per proc pair (docs/impi-protocol.md section 8;
 // impi/transport_internal.hpp): a sender holds counted packets beyond
-// IMPI_H_HIWATER unacknowledged ones in a FIFO per destination, and the
+// the connection's window (at most IMPI_H_HIWATER; sized to the round trip,
+// Connection::window) of unacknowledged ones in a FIFO per destination, and the
 // receiver acknowledges every IMPI_H_ACKMARK with a PROTOACK
 // (ImpiTransport::on_packet counts them).
 #include <algorithm>
@@ -19,7 +20,7 @@ p2p::SendStatus ImpiTransport::submit(int peer, OutPacket&& packet, bool counted
   auto& c = hosts_[static_cast<std::size_t>(ps.host)];
   packet.peer = peer;
   packet.counted = counted;
-  bool may_go = c && c->open() && (!counted || (ps.held.empty() && ps.sent < hiwater_));
+  bool may_go = c && c->open() && (!counted || (ps.held.empty() && ps.sent < c->window()));
   if (may_go) {
     if (counted) ++ps.sent;
     std::size_t written = 0;
@@ -48,7 +49,7 @@ void ImpiTransport::release_held(int peer) {
   PeerState& ps = peers_[static_cast<std::size_t>(peer)];
   auto& c = hosts_[static_cast<std::size_t>(ps.host)];
   if (!c || !c->open()) return;
-  while (!ps.held.empty() && (!ps.held.front().counted || ps.sent < hiwater_)) {
+  while (!ps.held.empty() && (!ps.held.front().counted || ps.sent < c->window())) {
     if (ps.held.front().counted) ++ps.sent;
     c->enqueue(std::move(ps.held.front()));
     ps.held.pop_front();

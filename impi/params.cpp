@@ -17,10 +17,12 @@ using conf::Level;
 using conf::Param;
 
 const Param<std::int64_t> datalen_param{
-    "impi.c_datalen", 262144, "bytes",
+    "impi.c_datalen", 1048576, "bytes",
     "largest user-data payload of one IMPI packet this cluster accepts (the job uses the smallest offered); "
-    "longer messages use the IMPI long protocol (256 KiB: a 1 MiB message in 4 packets; at 64 KiB the "
-    "per-packet work cost a third of the bandwidth at 1 MiB, npb/README.md)",
+    "longer messages use the IMPI long protocol, which waits one round trip for the receiver's SYNCACK "
+    "(1 MiB: a 1 MiB message goes in one packet, without that round trip, which halved a 1 MiB ping-pong "
+    "over a 1-5 ms link at 256 KiB; at 64 KiB the per-packet work cost a third of the bandwidth on "
+    "loopback, npb/README.md)",
     Level::tuner, {"IMPI_C_DATALEN"}};
 const Param<std::int64_t> xsize_param{
     "impi.coll_xsize", -1, "bytes",
@@ -37,10 +39,16 @@ const Param<std::int64_t> ackmark_param{
     "IMPI flow control: the receiver acknowledges every this many packets (the job uses the smallest offered)",
     Level::tuner, {"IMPI_H_ACKMARK"}};
 const Param<std::int64_t> hiwater_param{
-    "impi.h_hiwater", 20, "packets",
+    "impi.h_hiwater", 64, "packets",
     "IMPI flow control: a sender stops at this many unacknowledged packets per process pair (the job uses "
-    "the smallest offered; raise it on long-latency links)",
+    "the smallest offered).  Unless set, it is a ceiling: each host connection sizes its window to the "
+    "round trip measured when it opens (impi.link_bandwidth x RTT, plus 2 x IMPI_H_ACKMARK packets)",
     Level::tuner, {"IMPI_H_HIWATER"}};
+const Param<double> link_bandwidth_param{
+    "impi.link_bandwidth", 1.25e9, "bytes/s",
+    "the bandwidth an IMPI host connection's window is sized for, with the round trip it measures when it "
+    "opens (default 10 Gb/s); ignored when IMPI_H_HIWATER is set",
+    Level::tuner, {}};
 const Param<std::int64_t> socbuf_param{
     "impi.socbuf", -1, "bytes",
     "socket send/receive buffer of IMPI connections; -1 = as _YAMPI_SOCBUF when that is set, else kernel "
@@ -90,6 +98,16 @@ std::int32_t h_ackmark() { return bounded(ackmark_param, 1, "use a packet count 
 std::int32_t h_hiwater() {
   std::int32_t ack = h_ackmark();
   return bounded(hiwater_param, ack, "use a packet count of at least IMPI_H_ACKMARK");
+}
+bool hiwater_set() { return hiwater_param.resolve().source != conf::Source::default_value; }
+double link_bandwidth() {
+  double v = link_bandwidth_param.get();
+  if (!(v > 0)) {
+    const auto& r = link_bandwidth_param.resolve();
+    throw conf::ConfigError(fmt::format("impi.link_bandwidth is {} (from {}): use a positive byte rate", r.text,
+                                        r.origin.empty() ? conf::source_name(r.source) : r.origin));
+  }
+  return v;
 }
 std::int64_t socbuf() {
   std::int64_t v = socbuf_param.get();

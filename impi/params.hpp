@@ -13,11 +13,13 @@
 
 namespace gridmpi::impi::params {
 
-std::int32_t c_datalen();        // IMPI_C_DATALEN, >= 1, default 262144 (256 KiB)
+std::int32_t c_datalen();        // IMPI_C_DATALEN, >= 1, default 1048576 (1 MiB)
 std::int32_t coll_xsize();       // IMPI_COLL_XSIZE, -1 (default 1024) or >= 0
 std::int32_t coll_maxlinear();   // IMPI_COLL_MAXLINEAR, -1 (default 4) or >= 1
 std::int32_t h_ackmark();        // IMPI_H_ACKMARK, >= 1, default 10
-std::int32_t h_hiwater();        // IMPI_H_HIWATER, >= IMPI_H_ACKMARK, default 20
+std::int32_t h_hiwater();        // IMPI_H_HIWATER, >= IMPI_H_ACKMARK, default 64
+bool hiwater_set();              // IMPI_H_HIWATER given (not the default): the window is exactly the job's
+double link_bandwidth();         // impi.link_bandwidth, bytes/s the window is sized for (> 0)
 std::int64_t socbuf();           // IMPI_SOCBUF bytes (falls back to a set _YAMPI_SOCBUF, else 0); 0 = kernel autotuning
 std::string port_range();        // IMPI_PORT_RANGE "a:b" or "" (host listeners)
 std::string server_port_range(); // IMPI_SERVER_PORT_RANGE "a:b" or ""

@@ -50,6 +50,8 @@ ImpiTransport::ImpiTransport(const p2p::TransportContext& context, std::shared_p
   datalen_ = m.datalen;
   ackmark_ = m.ackmark;
   hiwater_ = m.hiwater;
+  hiwater_set_ = conf::checked([] { return params::hiwater_set(); });
+  link_bandwidth_ = conf::checked([] { return params::link_bandwidth(); });
   socbuf_ = conf::checked([] { return params::socbuf(); });
   double timeout = conf::checked([] { return connect_timeout_param.get(); });
   if (timeout > 0) connect_timeout_ = std::chrono::milliseconds(static_cast<long long>(timeout * 1000));

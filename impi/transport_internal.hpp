@@ -111,8 +111,10 @@ class ImpiTransport final : public p2p::Transport {
   Translator translator_;  // frames <-> packets, and IMPI's protocol state (impi/translate.hpp)
   tcp::acceptor acceptor_;
   int my_host_ = 0;
-  std::int32_t datalen_ = 262144;
-  std::int64_t ackmark_ = 10, hiwater_ = 20;
+  std::int32_t datalen_ = 1048576;
+  std::int64_t ackmark_ = 10, hiwater_ = 64;
+  bool hiwater_set_ = false;      // IMPI_H_HIWATER given: every window is hiwater_
+  double link_bandwidth_ = 1.25e9;
   std::int64_t socbuf_ = 0;
   std::chrono::milliseconds connect_timeout_{60000};
   std::shared_ptr<tls::Context> tls_;  // impi.tls on: every host connection is TLS
@@ -143,6 +145,10 @@ class ImpiTransport::Connection : public std::enable_shared_from_this<Connection
 
   int host() const noexcept { return host_; }
   bool open() const noexcept { return state_ == State::open; }
+  // Counted packets in flight per proc pair on this connection: the round
+  // trip measured when it opened times impi.link_bandwidth, in packets,
+  // plus 2 x ackmark, at most the job's IMPI_H_HIWATER (connection.cpp).
+  std::int64_t window() const noexcept { return window_; }
   bool fini_sent() const noexcept { return fini_written_; }
   bool fini_received() const noexcept { return fini_received_; }
   bool write_idle() const noexcept { return queue_.empty(); }
@@ -184,6 +190,7 @@ class ImpiTransport::Connection : public std::enable_shared_from_this<Connection
   void server_handshake();
 
   void became_open();
+  void size_window();
 
   void refuse(const std::string& why);
 
@@ -227,6 +234,7 @@ class ImpiTransport::Connection : public std::enable_shared_from_this<Connection
   asio::steady_timer timer_;
   int host_;
   State state_ = State::idle;
+  std::int64_t window_ = 1;
   std::vector<std::byte> raw_;  // the host index, before any packet
   std::deque<OutPacket> queue_;
   bool write_pending_ = false;
