@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
@@ -169,6 +170,89 @@ bool write_all(int fd, std::span<const std::byte> bytes) {
 
 bool write_all(int fd, const std::string& text) {
   return write_all(fd, std::as_bytes(std::span(text.data(), text.size())));
+}
+
+UniqueFd request_line(std::uint32_t address, std::uint16_t port, const std::string& line,
+                      std::chrono::milliseconds timeout, std::string* text) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  auto left_ms = [&] {
+    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    return static_cast<int>(std::max<long long>(0, ms));
+  };
+  UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+  if (!fd) {
+    *text = std::strerror(errno);
+    return {};
+  }
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_addr.s_addr = htonl(address);
+  to.sin_port = htons(port);
+  if (::connect(fd.get(), reinterpret_cast<sockaddr*>(&to), sizeof to) != 0) {
+    if (errno != EINPROGRESS) {
+      *text = std::strerror(errno);
+      return {};
+    }
+    pollfd p{fd.get(), POLLOUT, 0};
+    if (::poll(&p, 1, left_ms()) <= 0) {
+      *text = "no answer within the time limit";
+      return {};
+    }
+    int err = 0;
+    socklen_t n = sizeof err;
+    ::getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &err, &n);
+    if (err != 0) {
+      *text = std::strerror(err);
+      return {};
+    }
+  }
+  std::size_t sent = 0;
+  while (sent < line.size()) {
+    ssize_t n = ::send(fd.get(), line.data() + sent, line.size() - sent, MSG_NOSIGNAL);
+    if (n > 0) {
+      sent += static_cast<std::size_t>(n);
+      continue;
+    }
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+      pollfd p{fd.get(), POLLOUT, 0};
+      if (::poll(&p, 1, left_ms()) <= 0) {
+        *text = "no answer within the time limit";
+        return {};
+      }
+      continue;
+    }
+    *text = std::strerror(errno);
+    return {};
+  }
+  std::string reply;
+  for (;;) {
+    char c;
+    ssize_t n = ::recv(fd.get(), &c, 1, 0);
+    if (n == 1) {
+      if (c == '\n') break;
+      reply.push_back(c);
+      if (reply.size() > 512) {
+        *text = "an answer line longer than 512 bytes";
+        return {};
+      }
+      continue;
+    }
+    if (n == 0) {
+      *text = "the connection closed without an answer";
+      return {};
+    }
+    if (errno != EAGAIN && errno != EINTR) {
+      *text = std::strerror(errno);
+      return {};
+    }
+    pollfd p{fd.get(), POLLIN, 0};
+    if (::poll(&p, 1, left_ms()) <= 0) {
+      *text = "no answer within the time limit";
+      return {};
+    }
+  }
+  *text = std::move(reply);
+  return fd;
 }
 
 }  // namespace gridmpi::net

@@ -3,6 +3,7 @@
 // IPv4, like GridMPI's control path.
 #pragma once
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -30,6 +31,13 @@ bool is_local_address(const std::string& dotted);
 std::optional<std::string> first_interface_address();
 // Resolves a host name to a dotted IPv4 address.
 std::optional<std::string> resolve_ipv4(const std::string& host);
+
+// Connects to address:port (IPv4, host order), sends `line`, and reads one
+// line back (up to 512 bytes), all within `timeout`: the request-reply
+// start of the impi-relay protocol.  Returns the open socket with the reply
+// (without its newline) in *text, or an empty fd with the reason in *text.
+UniqueFd request_line(std::uint32_t address, std::uint16_t port, const std::string& line,
+                      std::chrono::milliseconds timeout, std::string* text);
 
 // Blocking write of everything (retries EINTR); false on error (errno set).
 bool write_all(int fd, std::span<const std::byte> bytes);

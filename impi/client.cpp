@@ -143,14 +143,18 @@ void ClientSession::send_labels() {
   label(label_c_tagub, one_int4(0x7fffffff));
   label(label_c_coll_xsize, one_int4(settings_.coll_xsize));
   label(label_c_coll_maxlinear, one_int4(settings_.coll_maxlinear));
-  std::vector<std::byte> addresses, ports, ones, pids;
+  std::vector<std::byte> addresses, reach, ports, ones, pids;
   for (const auto& h : hosts) {
     addresses.insert(addresses.end(), h.address.begin(), h.address.end());
-    append_u32(ports, h.port);
+    // H_IPV6/H_PORT: where the host is reached (a relay's port, when set);
+    // P_IPV6: the proc's own identity, unchanged.
+    const HostId& at = h.reach_port ? h.reach_address : h.address;
+    reach.insert(reach.end(), at.begin(), at.end());
+    append_u32(ports, h.reach_port ? h.reach_port : h.port);
     append_u32(ones, 1);
     append_u64(pids, static_cast<std::uint64_t>(h.pid));
   }
-  label(label_h_ipv6, addresses);
+  label(label_h_ipv6, reach);
   label(label_h_port, ports);
   label(label_h_nprocs, ones);
   label(label_h_ackmark, int4_values(hosts, &LocalHost::ackmark));

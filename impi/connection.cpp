@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 
 #include <boost/asio/buffer.hpp>
+#include <boost/asio/read_until.hpp>
 #include <boost/asio/write.hpp>
 
 #include <algorithm>
@@ -48,8 +49,9 @@ std::string ImpiTransport::Connection::remote() const {
 }
 
 void ImpiTransport::Connection::connect(const tcp::endpoint& to, std::chrono::milliseconds timeout,
-                                        std::uint32_t my_host) {
+                                        std::uint32_t my_host, std::string relay_request) {
   state_ = State::connecting;
+  relay_request_ = std::move(relay_request);
   std::array<std::byte, 4> index;
   put_u32(index.data(), my_host);
   raw_.assign(index.begin(), index.end());
@@ -67,19 +69,56 @@ void ImpiTransport::Connection::connect(const tcp::endpoint& to, std::chrono::mi
   socket_.async_connect(to, [self](const error_code& ec) {
     p2p::GateScope scope(self->gate_);
     if (!self->owner_ || self->state_ != State::connecting) return;
-    self->timer_.cancel();
+    if (ec || self->relay_request_.empty()) self->timer_.cancel();
     if (ec) {
-      self->owner_->fail(fmt::format("impi: rank {} cannot connect to {}: {} (is its cluster's job running? see "
-                                     "IMPI_NETWORK and IMPI_PORT_RANGE)",
-                                     self->owner_->startup_->my_rank, self->owner_->describe_host(self->host_),
-                                     ec.message()));
+      const auto& relay = self->owner_->startup_->relay;
+      self->owner_->fail(relay ? fmt::format("impi: rank {} cannot reach impi-relay at {}: {} (is the relay "
+                                             "running?)",
+                                             self->owner_->startup_->my_rank, relay::to_string(*relay), ec.message())
+                               : fmt::format("impi: rank {} cannot connect to {}: {} (is its cluster's job running? "
+                                             "see IMPI_NETWORK and IMPI_PORT_RANGE)",
+                                             self->owner_->startup_->my_rank,
+                                             self->owner_->describe_host(self->host_), ec.message()));
       self->close_socket();
       return;
     }
-    if (self->owner_->tls_) return self->client_handshake();
-    self->became_open();
-    self->owner_->identified(self, self->host_);
+    if (self->relay_request_.empty()) return self->after_connect();
+    // Through impi-relay: the CONNECT line, its one-line answer, then IMPI.
+    // Nothing else arrives before we speak, so reading up to the newline
+    // reads nothing of IMPI's.
+    asio::async_write(self->socket_, asio::buffer(self->relay_request_), [self](const error_code& ec, std::size_t) {
+      p2p::GateScope scope(self->gate_);
+      if (!self->owner_ || self->state_ != State::connecting) return;
+      if (ec) return self->relay_failed(ec.message());
+      asio::async_read_until(self->socket_, asio::dynamic_buffer(self->relay_reply_, relay::max_line), '\n',
+                             [self](const error_code& ec, std::size_t n) {
+                               p2p::GateScope scope(self->gate_);
+                               if (!self->owner_ || self->state_ != State::connecting) return;
+                               if (ec) return self->relay_failed(ec == asio::error::eof ? "it closed the connection"
+                                                                                        : ec.message());
+                               auto line = relay::parse(std::string_view(self->relay_reply_).substr(0, n - 1));
+                               if (!line || line->kind != relay::Line::Kind::ok)
+                                 return self->relay_failed(line && line->kind == relay::Line::Kind::err
+                                                               ? line->text
+                                                               : "unexpected answer '" + self->relay_reply_ + "'");
+                               self->after_connect();
+                             });
+    });
   });
+}
+
+void ImpiTransport::Connection::relay_failed(const std::string& why) {
+  timer_.cancel();
+  owner_->fail(fmt::format("impi: rank {} cannot connect to {} through impi-relay at {}: {}", owner_->startup_->my_rank,
+                           owner_->describe_host(host_), relay::to_string(*owner_->startup_->relay), why));
+  close_socket();
+}
+
+void ImpiTransport::Connection::after_connect() {
+  timer_.cancel();
+  if (owner_->tls_) return client_handshake();
+  became_open();
+  owner_->identified(shared_from_this(), host_);
 }
 
 void ImpiTransport::Connection::accepted(std::chrono::milliseconds timeout) {
@@ -225,8 +264,8 @@ void ImpiTransport::Connection::size_window() {
     double bdp_packets = std::ceil(rtt * o.link_bandwidth_ / static_cast<double>(o.datalen_));
     window_ = std::clamp<std::int64_t>(static_cast<std::int64_t>(bdp_packets) + 2 * o.ackmark_, o.ackmark_, o.hiwater_);
   }
-  log().debug("impi: rank {}: host {}: round trip {:.3f} ms, window {} packets of {} bytes (IMPI_H_HIWATER {}{})",
-              o.startup_->my_rank, host_, rtt * 1e3, window_, o.datalen_, o.hiwater_, o.hiwater_set_ ? ", set" : "");
+  log().debug("impi: rank {}: connection with {}: round trip {:.3f} ms, window {} packets of {} bytes (IMPI_H_HIWATER {}{})",
+              o.startup_->my_rank, remote(), rtt * 1e3, window_, o.datalen_, o.hiwater_, o.hiwater_set_ ? ", set" : "");
 }
 
 void ImpiTransport::Connection::refuse(const std::string& why) {
@@ -392,12 +431,15 @@ void ImpiTransport::Connection::read_failed(const error_code& ec) {
     text = fmt::format("impi: rank {}: TLS with {} failed: {}", owner->startup_->my_rank,
                        owner->describe_host(host_), tls::describe_error(ec, tls_->native_handle()));
   } else {
-    text = fmt::format("impi: rank {} lost the IMPI connection to {} without PK_FINI: {} (that "
+    text = fmt::format("impi: rank {} lost the IMPI connection to {}{} without PK_FINI: {} ({}that "
                        "cluster's job ended or the process died; see its mpirun's output)",
                        owner->startup_->my_rank, owner->describe_host(host_),
+                       owner->startup_->relay ? " through impi-relay at " + relay::to_string(*owner->startup_->relay)
+                                              : std::string(),
                        ec == asio::error::eof                       ? "end of file"
                        : ec == asio::ssl::error::stream_truncated ? "end of file (no TLS close_notify)"
-                                                                    : ec.message());
+                                                                    : ec.message(),
+                       owner->startup_->relay ? "the relay ended, or " : "");
   }
   close_socket();
   if (owner->shutting_down_) {

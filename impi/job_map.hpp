@@ -40,6 +40,11 @@ struct LocalHost {
   std::int32_t ackmark = 10;  // IMPI_H_ACKMARK of this host
   std::int32_t hiwater = 20;  // IMPI_H_HIWATER of this host
   std::optional<Datarep> datarep;  // its data representation (impi/datarep.hpp), none: external32 only
+  // Where the other clusters connect, when not `address`:`port` (behind an
+  // impi-relay, the relay's public port forwarding to this listener).  Set
+  // by mpirun, not published by the rank (not in encode()).
+  HostId reach_address{};
+  std::uint16_t reach_port = 0;
   std::string encode() const;
   static LocalHost decode(std::string_view text);  // throws WireError
   bool operator==(const LocalHost&) const = default;

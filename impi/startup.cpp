@@ -152,8 +152,19 @@ void Startup::take_job(const std::vector<std::string>& values, int local_rank, i
     throw MpiError(MPI_ERR_OTHER, fmt::format("impi: mpirun answered the start-up exchange with {} values (1 "
                                               "expected): is this mpirun a gridmpi mpirun -client?",
                                               values.size()));
+  // Behind an impi-relay the answer starts with "relay a.b.c.d:port\n"
+  // (the labels start with their binary magic, never with that).
+  std::string_view labels = values[0];
+  if (labels.substr(0, 6) == "relay ") {
+    auto end = labels.find('\n');
+    relay = end == std::string_view::npos ? std::nullopt : relay::parse_endpoint(labels.substr(6, end - 6));
+    if (!relay)
+      throw MpiError(MPI_ERR_OTHER, "impi: mpirun's start-up answer names a relay mpirun cannot have sent: is this "
+                                    "mpirun a gridmpi mpirun -client of the same version?");
+    labels.remove_prefix(end + 1);
+  }
   try {
-    map = JobMap::from_labels(CollatedLabels::decode(values[0]));
+    map = JobMap::from_labels(CollatedLabels::decode(labels));
   } catch (const WireError& e) {
     throw MpiError(MPI_ERR_OTHER, fmt::format("impi: the job description from impi-server is unusable: {}", e.what()));
   }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "impi/job_map.hpp"
+#include "impi/relay.hpp"
 
 namespace gridmpi::impi {
 
@@ -20,9 +21,13 @@ struct Startup {
   int my_rank = 0;      // MPI_COMM_WORLD rank
   int listen_fd = -1;   // this host's listening socket (the transport adopts it)
   LocalHost self;       // what this host publishes (key_local_host)
+  // The impi-relay this cluster reaches the others through (mpirun's second
+  // answer value, "relay a.b.c.d:port"); connections go through it.
+  std::optional<relay::Endpoint> relay;
 
   // Takes mpirun's answer to the key_local_host exchange (one value: the
-  // server's collated labels) and places this process in the job;
+  // server's collated labels, behind an impi-relay after a line
+  // "relay a.b.c.d:port") and places this process in the job;
   // `local_rank` and `local_size` are the control service's (this cluster's).
   // Throws MpiError with a clear message when the answer is unusable.
   void take_job(const std::vector<std::string>& answer, int local_rank, int local_size);

@@ -124,6 +124,13 @@ void ImpiTransport::connect_to(int host) {
   if (ec) throw MpiError(MPI_ERR_OTHER, fmt::format("impi: cannot create a socket: {}", ec.message()));
   auto c = std::make_shared<Connection>(*this, std::move(socket), host);
   hosts_[static_cast<std::size_t>(host)] = c;
+  if (const auto& relay = startup_->relay) {
+    // A private cluster reaches the others through its impi-relay.
+    c->connect(tcp::endpoint(asio::ip::address_v4(relay->address), relay->port), connect_timeout_,
+               static_cast<std::uint32_t>(my_host_),
+               relay::format(relay::Line{relay::Line::Kind::connect, relay::Endpoint{*v4, h.port}, ""}));
+    return;
+  }
   c->connect(tcp::endpoint(asio::ip::address_v4(*v4), h.port), connect_timeout_, static_cast<std::uint32_t>(my_host_));
 }
 

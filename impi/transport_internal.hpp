@@ -160,7 +160,10 @@ class ImpiTransport::Connection : public std::enable_shared_from_this<Connection
   std::string remote() const;
 
   // Outgoing: connect, send our host index, then whatever is queued.
-  void connect(const tcp::endpoint& to, std::chrono::milliseconds timeout, std::uint32_t my_host);
+  // `relay_request`: a line for the impi-relay at `to` (CONNECT to the
+  // real host), answered before the IMPI bytes start; empty: direct.
+  void connect(const tcp::endpoint& to, std::chrono::milliseconds timeout, std::uint32_t my_host,
+               std::string relay_request = {});
 
   // Incoming: the first 4 bytes name the connecting host (with TLS: after
   // the handshake, which the same time limit bounds).
@@ -190,6 +193,8 @@ class ImpiTransport::Connection : public std::enable_shared_from_this<Connection
   void server_handshake();
 
   void became_open();
+  void after_connect();
+  void relay_failed(const std::string& why);
   void size_window();
 
   void refuse(const std::string& why);
@@ -234,6 +239,7 @@ class ImpiTransport::Connection : public std::enable_shared_from_this<Connection
   asio::steady_timer timer_;
   int host_;
   State state_ = State::idle;
+  std::string relay_request_, relay_reply_;
   std::int64_t window_ = 1;
   std::vector<std::byte> raw_;  // the host index, before any packet
   std::deque<OutPacket> queue_;

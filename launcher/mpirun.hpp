@@ -30,6 +30,7 @@
 #include "impi/client.hpp"
 #include "impi/job_map.hpp"
 #include "impi/params.hpp"
+#include "impi/relay.hpp"
 #include "impi/tls.hpp"
 #include "launcher/control_service.hpp"
 #include "base/net.hpp"
@@ -203,6 +204,20 @@ class Mpirun {
   std::unique_ptr<impi::ClientSession> impi_;
   impi::ClientSettings impi_settings_;
   sockaddr_in server_address_{};
+  // impi-relay (docs/multicluster.md "Private-address clusters"): mpirun
+  // learns it from the relay's first line on the server connection (it was
+  // given the relay's ADDR:PORT, or IMPI_RELAYADDR/IMPI_RELAYPORT), then has
+  // the relay forward a public port to each rank's listener and tells the
+  // ranks the relay (they reach other clusters through it).
+  enum class RelayState { unknown, none, relayed };
+  RelayState relay_state_ = RelayState::unknown;
+  std::string relay_probe_;                        // the server connection's first bytes, until decided
+  std::optional<impi::relay::Endpoint> relay_;     // the relay's private ADDR:PORT
+  std::string relay_given_;                        // IMPI_RELAYADDR:IMPI_RELAYPORT when set
+  std::optional<std::vector<std::string>> pending_hosts_;  // published before the decision
+  std::vector<UniqueFd> relay_forwards_;           // one LISTEN per rank, open for the job
+  void relay_bytes(const std::byte* data, std::size_t n, Clock::time_point now);
+  bool forward_through_relay(std::vector<impi::LocalHost>& hosts);
   std::int64_t connect_retry_ = 10;
   std::chrono::milliseconds connect_sleep_{1000};
   ServerLink server_;

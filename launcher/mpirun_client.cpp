@@ -45,6 +45,22 @@ void Mpirun::read_client_settings() {
               "' (pass the ADDR:PORT impi-server printed)");
     std::exit(255);
   }
+  // GridMPI's second way to use a relay: the server's address on the
+  // command line, the relay's in IMPI_RELAYADDR and IMPI_RELAYPORT.
+  const char* relay_addr = std::getenv("IMPI_RELAYADDR");
+  const char* relay_port = std::getenv("IMPI_RELAYPORT");
+  if ((relay_addr && *relay_addr) || (relay_port && *relay_port)) {
+    auto relay = impi::relay::parse_endpoint(std::string(relay_addr ? relay_addr : "") + ":" +
+                                             (relay_port ? relay_port : ""));
+    if (!relay) {
+      print_err(std::string("mpirun: IMPI_RELAYADDR/IMPI_RELAYPORT are '") + (relay_addr ? relay_addr : "") + "' and '" +
+                (relay_port ? relay_port : "") + "': set both, to the a.b.c.d and port impi-relay printed");
+      std::exit(255);
+    }
+    relay_given_ = impi::relay::to_string(*relay);
+    server_address_.sin_addr.s_addr = htonl(relay->address);
+    server_address_.sin_port = htons(relay->port);
+  }
 }
 
 void Mpirun::start_server_connect(Clock::time_point now) {
@@ -73,8 +89,12 @@ void Mpirun::server_connect_failed(int err, Clock::time_point now) {
   server_.connecting = false;
   if (++server_.failed_attempts > connect_retry_) {
     server_.done = true;
-    job_->external_failure("mpirun: cannot reach impi-server at " + server_name() + ": " + std::strerror(err) +
-                               " (start impi-server first and pass the ADDR:PORT it printed)",
+    job_->external_failure(relay_given_.empty()
+                               ? "mpirun: cannot reach impi-server at " + server_name() + ": " + std::strerror(err) +
+                                     " (start impi-server first and pass the ADDR:PORT it printed)"
+                               : "mpirun: cannot reach impi-relay at " + relay_given_ +
+                                     " (IMPI_RELAYADDR/IMPI_RELAYPORT): " + std::strerror(err) +
+                                     " (start impi-relay first and set the ADDR:PORT it printed)",
                            now);
     return;
   }
@@ -130,7 +150,7 @@ void Mpirun::server_io(short revents) {
   std::byte buffer[65536];
   ssize_t n = ::recv(server_.fd.get(), buffer, sizeof buffer, 0);
   if (n > 0) {
-    impi_->received(std::span(buffer, static_cast<std::size_t>(n)), now);
+    relay_bytes(buffer, static_cast<std::size_t>(n), now);
   } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
     // A reset is the server closing with our last bytes unread (after a
     // wrong key, say): to the user that is the server closing.
@@ -148,8 +168,11 @@ void Mpirun::apply_impi() {
       server_.out.append(reinterpret_cast<const char*>(send->bytes.data()), send->bytes.size());
       flush_server();
     } else if (auto* complete = std::get_if<impi::client_action::StartupComplete>(&a)) {
-      // Every rank gets the same ONE value: what the server said, encoded.
-      job_->answer_external_fence(impi::key_local_host, {complete->labels.encode()});
+      // Every rank gets the same ONE value: what the server said, encoded,
+      // behind a relay after a line naming it (Startup::take_job).
+      std::string answer = relay_ ? "relay " + impi::relay::to_string(*relay_) + "\n" : std::string();
+      answer += complete->labels.encode();
+      job_->answer_external_fence(impi::key_local_host, {std::move(answer)});
       // From now on mpirun names ranks by their MPI_COMM_WORLD rank.  (A
       // malformed answer is the ranks' to report: they decode it too.)
       try {
@@ -159,7 +182,10 @@ void Mpirun::apply_impi() {
       }
     } else if (auto* failed = std::get_if<impi::client_action::Failed>(&a)) {
       close_server();
-      job_->external_failure(failed->line, Clock::now());
+      job_->external_failure(relay_ ? failed->line + " (through impi-relay at " + impi::relay::to_string(*relay_) +
+                                          ": the relay or impi-server ended)"
+                                    : failed->line,
+                             Clock::now());
     } else if (std::holds_alternative<impi::client_action::Close>(a)) {
       // After FINI: the last bytes go out before the close (finish_server).
       server_.done = true;
@@ -169,6 +195,12 @@ void Mpirun::apply_impi() {
 
 void Mpirun::local_hosts_published(std::vector<std::string> values) {
   if (!impi_) return;
+  if (relay_state_ == RelayState::unknown) {
+    // Whether a relay stands between us and impi-server is not known yet
+    // (its first line has not arrived): wait for it (relay_bytes).
+    pending_hosts_ = std::move(values);
+    return;
+  }
   std::vector<impi::LocalHost> hosts;
   for (std::size_t rank = 0; rank < values.size(); ++rank) {
     try {
@@ -181,8 +213,96 @@ void Mpirun::local_hosts_published(std::vector<std::string> values) {
       return;
     }
   }
+  if (relay_ && !forward_through_relay(hosts)) return;
   impi_->local_hosts(std::move(hosts), Clock::now());
   apply_impi();
+}
+
+// The first bytes of the server connection: an impi-relay announces itself
+// with one line before impi-server's bytes; anything else is the server.
+void Mpirun::relay_bytes(const std::byte* data, std::size_t n, Clock::time_point now) {
+  if (relay_state_ != RelayState::unknown) {
+    impi_->received(std::span(data, n), now);
+    return;
+  }
+  relay_probe_.append(reinterpret_cast<const char*>(data), n);
+  auto start = impi::relay::starts_with_prefix(relay_probe_);
+  if (start == impi::relay::Start::undecided) return;
+  std::string rest;
+  if (start == impi::relay::Start::no) {
+    relay_state_ = RelayState::none;
+    rest = std::move(relay_probe_);
+  } else {
+    auto end = relay_probe_.find('\n');
+    if (end == std::string::npos) {
+      if (relay_probe_.size() <= impi::relay::max_line) return;
+      end = relay_probe_.size();
+    }
+    auto line = impi::relay::parse(std::string_view(relay_probe_).substr(0, end));
+    std::string where = relay_given_.empty() ? server_name() : relay_given_;
+    if (!line || (line->kind != impi::relay::Line::Kind::relay && line->kind != impi::relay::Line::Kind::err)) {
+      close_server();
+      job_->external_failure("mpirun: " + where + " answered with a line mpirun does not understand ('" +
+                                 relay_probe_.substr(0, std::min<std::size_t>(end, 80)) +
+                                 "'): is it an impi-relay of another version?",
+                             now);
+      return;
+    }
+    if (line->kind == impi::relay::Line::Kind::err) {
+      close_server();
+      job_->external_failure("mpirun: impi-relay at " + where + ": " + line->text, now);
+      return;
+    }
+    relay_state_ = RelayState::relayed;
+    relay_ = line->endpoint;
+    rest = end < relay_probe_.size() ? relay_probe_.substr(end + 1) : std::string();
+  }
+  relay_probe_.clear();
+  if (!rest.empty()) impi_->received(std::span(reinterpret_cast<const std::byte*>(rest.data()), rest.size()), now);
+  apply_impi();
+  if (pending_hosts_) {
+    auto values = std::move(*pending_hosts_);
+    pending_hosts_.reset();
+    local_hosts_published(std::move(values));
+  }
+}
+
+// Behind a relay, the other clusters reach each rank at a public port of
+// the relay that forwards to the rank's listener: one LISTEN request per
+// rank, whose connection stays open for the job.  False (and the job
+// failed with one line) when the relay refuses.
+bool Mpirun::forward_through_relay(std::vector<impi::LocalHost>& hosts) {
+  std::string where = impi::relay::to_string(*relay_);
+  for (std::size_t rank = 0; rank < hosts.size(); ++rank) {
+    auto v4 = impi::ipv4_from_host_id(hosts[rank].address);
+    std::string why;
+    std::optional<impi::relay::Line> reply;
+    UniqueFd fd;
+    if (!v4) {
+      why = "its address is not IPv4";
+    } else {
+      impi::relay::Line request{impi::relay::Line::Kind::listen, impi::relay::Endpoint{*v4, hosts[rank].port}, ""};
+      fd = net::request_line(relay_->address, relay_->port, impi::relay::format(request), std::chrono::seconds(10),
+                             &why);
+      if (fd) {
+        reply = impi::relay::parse(why);
+        if (!reply || reply->kind != impi::relay::Line::Kind::ok || !reply->endpoint)
+          why = reply && reply->kind == impi::relay::Line::Kind::err ? reply->text : "unexpected answer '" + why + "'";
+        else why.clear();
+      }
+    }
+    if (!why.empty()) {
+      close_server();
+      job_->external_failure("mpirun: impi-relay at " + where + " cannot forward a port to rank " +
+                                 std::to_string(rank) + ": " + why,
+                             Clock::now());
+      return false;
+    }
+    hosts[rank].reach_address = impi::host_id_from_ipv4(reply->endpoint->address);
+    hosts[rank].reach_port = reply->endpoint->port;
+    relay_forwards_.push_back(std::move(fd));
+  }
+  return true;
 }
 
 // The local job is over.  A completed MPI job says FINI; anything else

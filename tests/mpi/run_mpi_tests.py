@@ -549,6 +549,9 @@ def main():
                         "a list's env= wins")
     p.add_argument("--clusters", metavar="SPLIT",
                    help="run split over several clusters joined by impi-server (see tests/impi/multicluster)")
+    p.add_argument("--relay", action="store_true",
+                   help="with --clusters 2: the second cluster on a private network behind impi-relay, in network "
+                        "namespaces (root; tests/impi/multicluster --relay)")
     p.add_argument("--cluster-args", action="append", default=[], metavar="K=ARGS",
                    help="with --clusters: extra mpirun options for cluster K only, e.g. '0=-vendor openmpi' (repeatable)")
     p.add_argument("-v", "--verbose", action="store_true", help="print every run's output")
@@ -594,6 +597,8 @@ def main():
         for spec in args.cluster_args:
             k, _, cluster_args = spec.partition("=")
             words += ["--cluster-args", k, cluster_args]
+        if args.relay:
+            words.append("--relay")
         args.mpirun = " ".join(shlex.quote(w) for w in words)
         args.mpirun_args = ""
         args.np_flag = "-np"

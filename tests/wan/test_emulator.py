@@ -22,18 +22,15 @@ Cases (all by default, or name some):
 
     test_emulator.py --build BUILD_DIR [-v] [CASE...]
 """
-import argparse
 import os
-import signal
 import subprocess
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "wan"))
-from wanlib import Wan, WanSkip, pids_in  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from wancase import Fail, check, main, say  # noqa: E402
+from wanlib import Wan, pids_in  # noqa: E402
 
-SKIP = 77
 SITES = {"A": "10.93.1.2", "B": "10.93.2.2"}
 
 # server ADDR PORT: accepts one connection per line of commands; the client
@@ -85,23 +82,6 @@ elif mode == "transfer":
     ok = answer.decode().strip() == hashlib.sha256(data).hexdigest() and back == pattern(n, 7)
     print("transfer %s %.3f" % ("intact" if ok else "CORRUPT", dt))
 """
-
-
-class Fail(Exception):
-    pass
-
-
-VERBOSE = False
-
-
-def say(text):
-    if VERBOSE:
-        print("  " + text, flush=True)
-
-
-def check(condition, message):
-    if not condition:
-        raise Fail(message)
 
 
 class Peer:
@@ -244,38 +224,11 @@ CASES = {"delay": case_delay, "per_direction": case_per_direction, "three_ends":
          "loss": case_loss, "rate": case_rate, "bad_input": case_bad_input, "cleanup": case_cleanup}
 
 
-def main():
-    global VERBOSE
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--build", required=True)
-    ap.add_argument("-v", action="store_true")
-    ap.add_argument("cases", nargs="*")
-    args = ap.parse_args()
-    VERBOSE = args.v
-    # A SIGTERM (ctest's time limit) unwinds like an error: the namespaces go.
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
-    exe = os.path.join(os.path.abspath(args.build), "bin", "gridmpi-wanem")
-    if not os.access(exe, os.X_OK):
-        print(f"{exe} is missing: build the gridmpi-wanem target", file=sys.stderr)
-        return 1
-    names = args.cases or list(CASES)
-    failed = 0
-    for name in names:
-        if name not in CASES:
-            print(f"unknown case {name}; cases: {' '.join(CASES)}", file=sys.stderr)
-            return 2
-        t = time.monotonic()
-        try:
-            CASES[name](exe)
-            print(f"PASS {name} ({time.monotonic() - t:.1f} s)", flush=True)
-        except WanSkip as e:
-            print(f"SKIP: {e}")
-            return SKIP
-        except Exception as e:  # noqa: BLE001 - every failure is reported, the next case still runs
-            failed += 1
-            print(f"FAIL {name}: {type(e).__name__}: {e}", flush=True)
-    return 1 if failed else 0
+def setup(build, tmp):
+    exe = os.path.join(build, "bin", "gridmpi-wanem")
+    check(os.access(exe, os.X_OK), f"{exe} is missing: build the gridmpi-wanem target")
+    return exe
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(CASES, setup))

@@ -19,39 +19,20 @@ After every case nothing runs in the namespaces and they are gone.
 
     test_impi_wan.py --build BUILD_DIR [-v] [CASE...]
 """
-import argparse
 import os
 import re
-import signal
 import subprocess
 import sys
-import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(REPO, "wan"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from wancase import REPO, Fail, check, main, say  # noqa: E402
+from wanlib import Wan, pids_in  # noqa: E402
+
 sys.path.insert(0, os.path.join(REPO, "tests", "impi"))
-from wanlib import Wan, WanSkip, pids_in  # noqa: E402
 from test_netns import CHECK_PROGRAM  # noqa: E402
 
-SKIP = 77
 SITES = {"A": "10.93.1.2", "B": "10.93.2.2"}
-VERBOSE = False
-
-
-class Fail(Exception):
-    pass
-
-
-def say(text):
-    if VERBOSE:
-        print("  " + text, flush=True)
-
-
-def check(condition, message):
-    if not condition:
-        raise Fail(message)
 
 
 class Env:
@@ -129,11 +110,11 @@ def case_programs(env):
         say("check program and impi_coll passed at 5 ms")
 
 
-WINDOW = re.compile(r"host (\d+): round trip ([\d.]+) ms, window (\d+) packets")
+WINDOW = re.compile(r"connection with (\S+): round trip ([\d.]+) ms, window (\d+) packets")
 
 
 def windows(outs):
-    found = [(int(m.group(1)), float(m.group(2)), int(m.group(3)))
+    found = [(m.group(1), float(m.group(2)), int(m.group(3)))
              for _, _, e in outs for m in WINDOW.finditer(e)]
     check(found, "no window line in the debug output: " + " | ".join(e[-500:] for _, _, e in outs))
     return found
@@ -167,43 +148,5 @@ def case_window(env):
 CASES = {"programs": case_programs, "window": case_window}
 
 
-def main():
-    global VERBOSE
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--build", required=True)
-    ap.add_argument("-v", action="store_true")
-    ap.add_argument("cases", nargs="*")
-    args = ap.parse_args()
-    VERBOSE = args.v
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
-    if os.geteuid() != 0:
-        print("SKIP: not root: network namespaces need root")
-        return SKIP
-    names = args.cases or list(CASES)
-    for name in names:
-        if name not in CASES:
-            print(f"unknown case {name}; cases: {' '.join(CASES)}", file=sys.stderr)
-            return 2
-    failed = 0
-    with tempfile.TemporaryDirectory(prefix="gridmpi-wan-") as tmp:
-        try:
-            env = Env(os.path.abspath(args.build), tmp)
-        except Fail as e:
-            print(f"FAIL setup: {e}")
-            return 1
-        for name in names:
-            t = time.monotonic()
-            try:
-                CASES[name](env)
-                print(f"PASS {name} ({time.monotonic() - t:.1f} s)", flush=True)
-            except WanSkip as e:
-                print(f"SKIP: {e}")
-                return SKIP
-            except Exception as e:  # noqa: BLE001 - every failure is reported, the next case still runs
-                failed += 1
-                print(f"FAIL {name}: {type(e).__name__}: {e}", flush=True)
-    return 1 if failed else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(CASES, Env))
