@@ -218,6 +218,7 @@ class Mpirun {
   std::vector<UniqueFd> relay_forwards_;           // one LISTEN per rank, open for the job
   void relay_bytes(const std::byte* data, std::size_t n, Clock::time_point now);
   bool forward_through_relay(std::vector<impi::LocalHost>& hosts);
+  impi::relay::Endpoint start_local_relay();
   std::int64_t connect_retry_ = 10;
   std::chrono::milliseconds connect_sleep_{1000};
   ServerLink server_;

@@ -61,6 +61,72 @@ void Mpirun::read_client_settings() {
     server_address_.sin_addr.s_addr = htonl(relay->address);
     server_address_.sin_port = htons(relay->port);
   }
+  // And the third: IMPI_RELAY_RSH='#' starts impi-relay here, next to mpirun.
+  const char* relay_rsh = std::getenv("IMPI_RELAY_RSH");
+  if (relay_rsh && *relay_rsh) {
+    if (std::string_view(relay_rsh) != "#") {
+      print_err(std::string("mpirun: IMPI_RELAY_RSH is '") + relay_rsh +
+                "': only '#' (start impi-relay on this host) is supported; on another host start impi-relay by hand "
+                "and set IMPI_RELAYADDR and IMPI_RELAYPORT");
+      std::exit(255);
+    }
+    if (!relay_given_.empty()) {
+      print_err("mpirun: IMPI_RELAY_RSH and IMPI_RELAYADDR/IMPI_RELAYPORT are both set: unset one");
+      std::exit(255);
+    }
+    auto relay = start_local_relay();
+    relay_given_ = impi::relay::to_string(relay);
+    server_address_.sin_addr.s_addr = htonl(relay.address);
+    server_address_.sin_port = htons(relay.port);
+  }
+}
+
+// impi-relay (bin/ next to mpirun) for IMPI_RELAY_RSH='#': it ends when
+// mpirun's server connection does, and with mpirun (PR_SET_PDEATHSIG), so
+// a failed mpirun leaves no relay.  Returns the ADDR:PORT it prints; exits
+// with one line when it does not start (the relay's own line comes first).
+impi::relay::Endpoint Mpirun::start_local_relay() {
+  std::string exe = (installation_root() / "bin" / "impi-relay").string();
+  std::string server = impi::relay::to_string(
+      impi::relay::Endpoint{ntohl(server_address_.sin_addr.s_addr), ntohs(server_address_.sin_port)});
+  std::string client = std::to_string(options_.client);
+  int out[2];
+  if (::pipe2(out, O_CLOEXEC) != 0) {
+    print_err(std::string("mpirun: cannot start impi-relay (IMPI_RELAY_RSH='#'): ") + std::strerror(errno));
+    std::exit(255);
+  }
+  pid_t parent = ::getpid();
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != parent) ::_exit(1);
+    ::dup2(out[1], 1);
+    ::execl(exe.c_str(), exe.c_str(), "-relay", client.c_str(), server.c_str(), static_cast<char*>(nullptr));
+    std::string line = "mpirun: cannot run " + exe + ": " + std::strerror(errno) + "\n";
+    (void)!::write(2, line.data(), line.size());
+    ::_exit(127);
+  }
+  ::close(out[1]);
+  std::string line;
+  auto deadline = Clock::now() + std::chrono::seconds(10);
+  while (pid > 0 && line.find('\n') == std::string::npos && Clock::now() < deadline) {
+    pollfd p{out[0], POLLIN, 0};
+    int left = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count());
+    if (::poll(&p, 1, std::max(left, 0)) <= 0) break;
+    char buffer[256];
+    ssize_t n = ::read(out[0], buffer, sizeof buffer);
+    if (n <= 0) break;
+    line.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(out[0]);
+  auto relay = impi::relay::parse_endpoint(line.substr(0, line.find('\n')));
+  if (!relay) {
+    if (pid > 0) ::kill(pid, SIGTERM);
+    print_err("mpirun: impi-relay (IMPI_RELAY_RSH='#') did not start" +
+              std::string(pid > 0 ? " (its message, if any, is above)" : std::string(": ") + std::strerror(errno)));
+    std::exit(255);
+  }
+  return *relay;
 }
 
 void Mpirun::start_server_connect(Clock::time_point now) {

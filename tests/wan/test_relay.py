@@ -24,6 +24,9 @@ Cases (all by default, or name some):
                 mpirun's one line, non-zero exit
   no_private    a relay told a private network the front end is not on
                 (-net): its one line, exit 1
+  rsh_local     IMPI_RELAY_RSH='#': cluster 1's mpirun, on the front end F,
+                given the server's address, starts impi-relay itself; its
+                ranks' IMPI connections all go to the relay; no relay left
 
     test_relay.py --build BUILD_DIR [-v] [CASE...]
 """
@@ -242,8 +245,39 @@ def case_no_private(env):
         wan.stop()
 
 
+def case_rsh_local(env):
+    wan = topology(env)
+    try:
+        server, address = server_in_a(env, wan)
+        debug = dict(env.base, GRIDMPI_LOG_LEVEL="debug")
+        c0 = start(wan, "A", [os.path.join(env.bin, "mpirun"), "-client", "0", address, "-np", "2", env.check_prog],
+                   env.base)
+        c1 = start(wan, "F", [os.path.join(env.bin, "mpirun"), "-client", "1", address, "-np", "2", env.check_prog],
+                   dict(debug, IMPI_RELAY_RSH="#"))
+        _, err1 = c1.communicate(timeout=100)
+        _, err0 = c0.communicate(timeout=30)
+        check(c0.returncode == 0 and c1.returncode == 0,
+              f"exit {c0.returncode}, {c1.returncode}: {err0[-1500:]} | {err1[-1500:]}")
+        peers = [line.split("connection with ")[1].split(":")[0] for line in err1.splitlines()
+                 if "connection with " in line]
+        say(f"cluster 1's IMPI connections: {peers}")
+        check(peers and all(p == F_PRIVATE for p in peers),
+              f"cluster 1's IMPI connections should all be with the relay at {F_PRIVATE}: {peers}")
+        server.wait(timeout=20)
+        nothing_left(wan)
+        # Any other value: one line.
+        c1 = start(wan, "F", [os.path.join(env.bin, "mpirun"), "-client", "1", address, "-np", "1", env.check_prog],
+                   dict(env.base, IMPI_RELAY_RSH="ssh"))
+        _, err = c1.communicate(timeout=30)
+        say(f"IMPI_RELAY_RSH=ssh: {err.strip()!r}")
+        check(c1.returncode != 0 and len(error_lines(err)) == 1 and "IMPI_RELAY_RSH" in err, f"{c1.returncode} {err!r}")
+    finally:
+        wan.stop()
+
+
 CASES = {"programs": case_programs, "programs_tls": case_programs_tls, "kill": case_kill,
-         "bad_server": case_bad_server, "no_relay": case_no_relay, "no_private": case_no_private}
+         "bad_server": case_bad_server, "no_relay": case_no_relay, "no_private": case_no_private,
+         "rsh_local": case_rsh_local}
 
 
 if __name__ == "__main__":
