@@ -38,6 +38,7 @@
 #include <string>
 #include <vector>
 
+#include "base/net.hpp"
 #include "impi/relay.hpp"
 #include "p2p/tcp/tcp_address.hpp"
 
@@ -75,17 +76,11 @@ sockaddr_in to_sockaddr(const Endpoint& e) {
   return a;
 }
 
+// The local address the kernel would use to reach `destination` (0: no route).
 std::uint32_t local_address_towards(std::uint32_t destination) {
-  int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  std::uint32_t result = 0;
-  sockaddr_in to = to_sockaddr({destination, 9});
-  if (fd >= 0 && ::connect(fd, reinterpret_cast<sockaddr*>(&to), sizeof to) == 0) {
-    sockaddr_in local{};
-    socklen_t n = sizeof local;
-    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &n) == 0) result = ntohl(local.sin_addr.s_addr);
-  }
-  if (fd >= 0) ::close(fd);
-  return result;
+  auto local = net::source_address_toward(p2p::tcp::format_ipv4(destination));
+  auto v4 = local ? p2p::tcp::parse_ipv4(*local) : std::nullopt;
+  return v4 ? *v4 : 0;
 }
 
 int listen_on(std::uint32_t address, std::uint16_t port, std::uint16_t* bound) {
@@ -240,7 +235,6 @@ class Relay {
   std::set<std::unique_ptr<Handler>> handlers_;
   bool done_ = false;
   std::optional<std::string> fatal_;
-  friend class Accepted;
 };
 
 void Splice::start() {

@@ -30,6 +30,7 @@ Cases (all by default, or name some):
 
     test_relay.py --build BUILD_DIR [-v] [CASE...]
 """
+import contextlib
 import os
 import subprocess
 import sys
@@ -46,15 +47,12 @@ from test_netns import CHECK_PROGRAM  # noqa: E402
 A, F, F_PRIVATE, B = "10.93.1.2", "10.93.2.1", "192.168.93.1", "192.168.93.2"
 
 
+@contextlib.contextmanager
 def topology(env):
-    wan = Wan(env.wanem, {"A": A, "F": F}, delay_ms=0, extra_ns=("B",))
-    wan.start()
-    try:
+    """A, F, B as at the top; everything in them goes on exit."""
+    with Wan(env.wanem, {"A": A, "F": F}, delay_ms=0, extra_ns=("B",)) as wan:
         wan.veth("F", "fb0", F_PRIVATE, "B", "bf0", B)
-    except BaseException:
-        wan.stop()
-        raise
-    return wan
+        yield wan
 
 
 class Env:
@@ -140,8 +138,7 @@ def case_programs_tls(env):
 
 
 def case_kill(env):
-    wan = topology(env)
-    try:
+    with topology(env) as wan:
         server, address = server_in_a(env, wan)
         relay, raddr = relay_in_f(env, wan, address, limit=False)
         check(raddr, "impi-relay did not print its address")
@@ -175,13 +172,10 @@ def case_kill(env):
         server.terminate()  # `timeout` passes SIGTERM on to impi-server
         server.wait()
         nothing_left(wan)
-    finally:
-        wan.stop()
 
 
 def case_bad_server(env):
-    wan = topology(env)
-    try:
+    with topology(env) as wan:
         # Nothing listens on port 1 of A.
         relay, raddr = relay_in_f(env, wan, A + ":1")
         check(raddr, "impi-relay did not print its address")
@@ -205,13 +199,10 @@ def case_bad_server(env):
         check(relay.returncode == 1 and len(lines) == 1 and "no route to impi-server at 10.77.0.1:5000" in lines[0],
               f"relay with an unroutable server: exit {relay.returncode}, {errr!r}")
         nothing_left(wan)
-    finally:
-        wan.stop()
 
 
 def case_no_relay(env):
-    wan = topology(env)
-    try:
+    with topology(env) as wan:
         server, address = server_in_a(env, wan)
         env1 = dict(env.base, IMPI_SERVER_CONNECT_RETRY="2", IMPI_SERVER_CONNECT_SLEEP="0.5")
         c1 = subprocess.Popen(wan.exec("B", ["timeout", "120", os.path.join(env.bin, "mpirun"), "-client", "1",
@@ -226,13 +217,10 @@ def case_no_relay(env):
         server.terminate()  # `timeout` passes SIGTERM on to impi-server
         server.wait()
         nothing_left(wan)
-    finally:
-        wan.stop()
 
 
 def case_no_private(env):
-    wan = topology(env)
-    try:
+    with topology(env) as wan:
         p = start(wan, "F", [os.path.join(env.bin, "impi-relay"), "-relay", "1", A + ":5000", "-net",
                              "192.168.94.0/24"], env.base)
         out, err = p.communicate(timeout=20)
@@ -241,13 +229,10 @@ def case_no_private(env):
         check(p.returncode == 1 and len(lines) == 1 and "192.168.94.0/24" in lines[0] and out == "",
               f"exit {p.returncode}, stdout {out!r}, stderr {err!r}")
         nothing_left(wan)
-    finally:
-        wan.stop()
 
 
 def case_rsh_local(env):
-    wan = topology(env)
-    try:
+    with topology(env) as wan:
         server, address = server_in_a(env, wan)
         debug = dict(env.base, GRIDMPI_LOG_LEVEL="debug")
         c0 = start(wan, "A", [os.path.join(env.bin, "mpirun"), "-client", "0", address, "-np", "2", env.check_prog],
@@ -271,8 +256,6 @@ def case_rsh_local(env):
         _, err = c1.communicate(timeout=30)
         say(f"IMPI_RELAY_RSH=ssh: {err.strip()!r}")
         check(c1.returncode != 0 and len(error_lines(err)) == 1 and "IMPI_RELAY_RSH" in err, f"{c1.returncode} {err!r}")
-    finally:
-        wan.stop()
 
 
 CASES = {"programs": case_programs, "programs_tls": case_programs_tls, "kill": case_kill,
