@@ -26,6 +26,8 @@ struct JobLayout {
   int coll_xsize = 1024;          // IMPI_COLL_XSIZE (bytes): long protocols from this size
   int coll_maxlinear = 4;         // IMPI_COLL_MAXLINEAR: linear up to this many masters
   bool fake = false;              // impi.fake_clients: one real cluster pretending
+  double wan_bandwidth = 1.25e9;  // impi.link_bandwidth (bytes/s): the wide-area collectives' model
+  int wan_datalen = 1048576;      // IMPI_C_DATALEN: longer messages between clusters wait for SYNCACK
   // Per client: it is LAM/MPI 7.1.4 (impi.lam_clients, IMPI_LAM_CLIENTS), whose
   // IMPI dialect differs from the protocol's text in two ways, both read in
   // LAM's source and seen on the wire (impi/README.md, "LAM/MPI 7.1.4"):

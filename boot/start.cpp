@@ -145,6 +145,8 @@ JobLayout impi_layout(impi::Startup& start, const std::string& native_descriptio
   layout.client_of = map.proc_client;
   layout.coll_xsize = map.coll_xsize;
   layout.coll_maxlinear = map.coll_maxlinear;
+  layout.wan_bandwidth = conf::checked([] { return impi::params::link_bandwidth(); });
+  layout.wan_datalen = map.datalen;
   if (layout.multi_client()) layout.lam_client = lam_clients(layout);
   if (!layout.lam_client.empty()) {
     map.lam_client = layout.lam_client;
@@ -162,6 +164,8 @@ JobLayout fake_clients_layout(const std::string& text, int world_rank, int world
   std::int32_t maxlinear = conf::checked([] { return impi::params::coll_maxlinear(); });
   if (xsize >= 0) layout.coll_xsize = xsize;
   if (maxlinear >= 1) layout.coll_maxlinear = maxlinear;
+  layout.wan_bandwidth = conf::checked([] { return impi::params::link_bandwidth(); });
+  layout.wan_datalen = conf::checked([] { return impi::params::c_datalen(); });
   if (layout.multi_client()) layout.lam_client = lam_clients(layout);
   return layout;
 }

@@ -24,6 +24,7 @@
 #include "core/attr.hpp"
 #include "core/big_lock.hpp"
 #include "core/coll/coll.hpp"
+#include "core/coll/wan.hpp"
 #include "core/datatype.hpp"
 #include "core/errhandler.hpp"
 #include "core/group.hpp"
@@ -217,6 +218,9 @@ int start_runtime(int required_thread_level, int* argc, char*** argv) {
   main_thread = std::this_thread::get_id();
   the_runtime = std::move(rt);
   current_state = State::initialized;
+  // A job over several clusters that all run gridmpi: the wide-area
+  // collectives' model, measured once for every communicator.
+  if (the_layout.multi_client()) coll::wan::calibrate(comm(MPI_COMM_WORLD));
   // From here on every entry point takes the big lock (this call's own
   // api_call did not, and does not release it either).
   if (the_runtime->thread_level == MPI_THREAD_MULTIPLE) big_lock().enable();

@@ -23,6 +23,7 @@
 #include "core/coll/coll.hpp"
 #include "core/coll/impi.hpp"
 #include "core/coll/util.hpp"
+#include "core/coll/wan.hpp"
 #include "base/error.hpp"
 #include "request/progress_mode.hpp"
 
@@ -374,12 +375,15 @@ std::vector<std::string> algorithm_parameter_choices(Kind kind) {
 
 // ---- entry points ----------------------------------------------------------
 namespace {
-// Communicators that span IMPI clients run the IMPI collectives
-// (impi.hpp), whatever GRIDMPI_<COLL>_ALGORITHM says: their messages between
-// clients are fixed by the protocol.
+// Communicators that span IMPI clients run the wide-area collectives
+// (wan.hpp) when every cluster runs gridmpi and the cost model prefers
+// them, else the IMPI collectives (impi.hpp), whatever
+// GRIDMPI_<COLL>_ALGORITHM says: their messages between clients are fixed
+// by the protocol.
 template <Kind K>
 void run(const Args<K>& a, core::Comm& c) {
   if (c.clients) {
+    if (wan::run<K>(a, c)) return;
     if (log().should_log(spdlog::level::trace))
       log().trace("{} on communicator {}: IMPI algorithm over {} clients ({})", kind_name(K), c.handle,
                   c.clients->num_masters(), c.clients->num_masters() <= impi::max_linear() ? "linear" : "tree");

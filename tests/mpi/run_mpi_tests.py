@@ -25,6 +25,8 @@ Every tests/mpi/*.list file names the runs, one program per line:
 * homogeneous  the program assumes every process has the same data
                representation (e.g. it receives typed data as MPI_BYTE and
                reads it): not run split over clusters (--clusters)
+* clusters     the run means something only split over clusters (e.g. it
+               forces the wide-area collectives): run with --clusters only
 
 --clusters SPLIT runs every run as a multi-cluster job (impi-server and one
 mpirun -client per cluster, through tests/impi/multicluster, whose top says
@@ -119,12 +121,15 @@ def parse_list(path):
                 raise ListError("%s: bad rank counts %r" % (where, fields[1]))
             timeout, env, expect, direct, name = DEFAULT_TIMEOUT, {}, 0, False, program
             homogeneous = False
+            clusters_only = False
             cluster_expect = None
             for opt in fields[2:]:
                 if opt == "direct":
                     direct = True
                 elif opt == "homogeneous":
                     homogeneous = True
+                elif opt == "clusters":
+                    clusters_only = True
                 elif opt.startswith("cluster-expect="):
                     val = opt[len("cluster-expect="):]
                     cluster_expect = "nonzero" if val == "nonzero" else int(val)
@@ -147,6 +152,7 @@ def parse_list(path):
                 raise ListError("%s: a 'direct' run has exactly one rank" % where)
             entries.append(Entry(program, counts, timeout, env, expect, direct, name, where, homogeneous))
             entries[-1].cluster_expect = cluster_expect
+            entries[-1].clusters_only = clusters_only
     return entries
 
 
@@ -644,6 +650,8 @@ def main():
         # Runs that pretend to be several clusters (impi.fake_clients) are
         # single-cluster runs by construction.
         if args.clusters and (e.direct or e.homogeneous or "GRIDMPI_IMPI_FAKE_CLIENTS" in e.env):
+            continue
+        if e.clusters_only and not args.clusters:
             continue
         counts = e.counts
         if args.largest_up_to is not None:
