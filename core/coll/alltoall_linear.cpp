@@ -17,20 +17,7 @@ namespace gridmpi::coll {
 void alltoall_linear(const GatherArgs& a, core::Comm& comm) {
   const int p = comm.size, r = comm.rank;
   const MPI_Aint rblock = static_cast<MPI_Aint>(a.recvcount) * shape(a.recvtype).extent;
-  const void* sendbuf = a.sendbuf;
-  int sendcount = a.sendcount;
-  MPI_Datatype sendtype = a.sendtype;
-  TypedBuffer saved;
-  if (a.sendbuf == MPI_IN_PLACE) {
-    long long total = static_cast<long long>(p) * a.recvcount;
-    require(total <= INT_MAX, MPI_ERR_COUNT, "alltoall: too many elements for one buffer");
-    saved = TypedBuffer(static_cast<int>(total), a.recvtype);
-    copy(a.recvbuf, saved.get(), static_cast<int>(total), a.recvtype);
-    sendbuf = saved.get();
-    sendcount = a.recvcount;
-    sendtype = a.recvtype;
-  }
-  const MPI_Aint sblock = static_cast<MPI_Aint>(sendcount) * shape(sendtype).extent;
+  const AlltoallSource src(a.sendbuf, a.sendcount, a.sendtype, a.recvbuf, a.recvcount, a.recvtype, p);
   Requests requests;
   for (int i = 1; i < p; ++i) {
     int from = (r - i + p) % p;
@@ -39,12 +26,11 @@ void alltoall_linear(const GatherArgs& a, core::Comm& comm) {
   }
   for (int i = 1; i < p; ++i) {
     int to = (r + i) % p;
-    requests.send(at_bytes(sendbuf, to * sblock), sendcount, sendtype, to, tag::alltoall, comm);
+    requests.send(at_bytes(src.buf, to * src.block), src.count, src.type, to, tag::alltoall, comm);
   }
-  if (a.sendbuf != MPI_IN_PLACE) {
-    copy(at_bytes(sendbuf, r * sblock), sendcount, sendtype, at_bytes(a.recvbuf, r * rblock),
-         a.recvcount, a.recvtype);
-  }
+  if (!src.in_place)
+    copy(at_bytes(src.buf, r * src.block), src.count, src.type, at_bytes(a.recvbuf, r * rblock), a.recvcount,
+         a.recvtype);
   requests.wait();
 }
 

@@ -32,6 +32,21 @@ TypedBuffer::TypedBuffer(int count, MPI_Datatype type) {
   bytes_ = Bytes(static_cast<std::size_t>(span > 0 ? span : 0));
 }
 
+AlltoallSource::AlltoallSource(const void* sendbuf, int sendcount, MPI_Datatype sendtype, const void* recvbuf,
+                               int recvcount, MPI_Datatype recvtype, int p)
+    : buf(sendbuf), count(sendcount), type(sendtype), in_place(sendbuf == MPI_IN_PLACE) {
+  if (in_place) {
+    long long total = static_cast<long long>(p) * recvcount;
+    require(total <= INT_MAX, MPI_ERR_COUNT, "alltoall: too many elements for one buffer");
+    saved_ = TypedBuffer(static_cast<int>(total), recvtype);
+    copy(recvbuf, saved_.get(), static_cast<int>(total), recvtype);
+    buf = saved_.get();
+    count = recvcount;
+    type = recvtype;
+  }
+  block = static_cast<MPI_Aint>(count) * shape(type).extent;
+}
+
 void copy(const void* src, int scount, MPI_Datatype stype, void* dst, int rcount,
           MPI_Datatype rtype) {
   if (scount == 0) return;

@@ -89,6 +89,25 @@ class TypedBuffer {
   MPI_Aint extent_ = 0;
 };
 
+// What an Alltoall sends from: its send buffer, or with MPI_IN_PLACE a copy
+// of the receive buffer (p blocks of recvcount recvtype).  Not movable: buf
+// may point into `saved`'s inline bytes.
+class AlltoallSource {
+ public:
+  AlltoallSource(const void* sendbuf, int sendcount, MPI_Datatype sendtype, const void* recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int p);
+  AlltoallSource(const AlltoallSource&) = delete;
+  AlltoallSource& operator=(const AlltoallSource&) = delete;
+  const void* buf;
+  int count;
+  MPI_Datatype type;
+  MPI_Aint block;  // bytes between two destinations' blocks
+  bool in_place;
+
+ private:
+  TypedBuffer saved_;
+};
+
 // Local copy "as if sent and received"; nothing for an empty or self copy.
 void copy(const void* src, int scount, MPI_Datatype stype, void* dst, int rcount,
           MPI_Datatype rtype);

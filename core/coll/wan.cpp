@@ -361,18 +361,7 @@ void alltoall_split(const GatherArgs& a, core::Comm& c) {
   Clusters cl(c);
   const int p = c.size, me = c.rank;
   const MPI_Aint rblock = static_cast<MPI_Aint>(a.recvcount) * shape(a.recvtype).extent;
-  const void* sendbuf = a.sendbuf;
-  int sendcount = a.sendcount;
-  MPI_Datatype sendtype = a.sendtype;
-  TypedBuffer saved;
-  if (a.sendbuf == MPI_IN_PLACE) {
-    saved = TypedBuffer(impi::times(a.recvcount, p), a.recvtype);
-    copy(a.recvbuf, saved.get(), impi::times(a.recvcount, p), a.recvtype);
-    sendbuf = saved.get();
-    sendcount = a.recvcount;
-    sendtype = a.recvtype;
-  }
-  const MPI_Aint sblock = static_cast<MPI_Aint>(sendcount) * shape(sendtype).extent;
+  const AlltoallSource src(a.sendbuf, a.sendcount, a.sendtype, a.recvbuf, a.recvcount, a.recvtype, p);
   const std::size_t bytes = impi::ext_size(a.recvcount, a.recvtype);
   const bool staged = bytes > static_cast<std::size_t>(chunk_elements(MPI_PACKED));
   std::vector<Bytes> in(staged ? static_cast<std::size_t>(p) : 0), out(staged ? static_cast<std::size_t>(p) : 0);
@@ -389,17 +378,17 @@ void alltoall_split(const GatherArgs& a, core::Comm& c) {
   }
   for (int i = 1; i < p; ++i) {
     const int to = (me + i) % p;
-    const void* at = at_bytes(sendbuf, to * sblock);
+    const void* at = at_bytes(src.buf, to * src.block);
     if (cl.cluster_of(to) == cl.me || !staged) {
-      r.send(at, sendcount, sendtype, to, tag::alltoall, c);
+      r.send(at, src.count, src.type, to, tag::alltoall, c);
     } else {
       Bytes& stream = out[static_cast<std::size_t>(to)] = Bytes(bytes);
-      impi::pack_ext(at, sendcount, sendtype, stream.data());
+      impi::pack_ext(at, src.count, src.type, stream.data());
       far_send(r, stream.data(), as_int(bytes), MPI_PACKED, to, tag::alltoall, c);
     }
   }
-  if (a.sendbuf != MPI_IN_PLACE)
-    copy(at_bytes(sendbuf, me * sblock), sendcount, sendtype, at_bytes(a.recvbuf, me * rblock), a.recvcount,
+  if (!src.in_place)
+    copy(at_bytes(src.buf, me * src.block), src.count, src.type, at_bytes(a.recvbuf, me * rblock), a.recvcount,
          a.recvtype);
   r.wait();
   for (int from = 0; from < p; ++from)
