@@ -43,6 +43,7 @@ const conf::ChoiceParam wan_param{
 constexpr int calibrate_tag = 46;
 constexpr double in_flight_share = 0.65;  // of tcp_wmem's maximum, per round trip (see above)
 constexpr int probe_bytes = 65536;
+constexpr int local_rounds = 8;
 constexpr double impi_margin = 0.9;  // a wide-area variant must beat IMPI's estimate by this factor
 
 Model the_model;
@@ -123,13 +124,17 @@ void calibrate(core::Comm& c) {
   std::array<double, 3> local{0, 0, tcp_wmem_max()};  // latency, per byte, wmem
   if (mine.size() > 1) {
     if (master) {
-      double rtt0 = round_trip(mine[1], zero, 3, c);
-      double rtt1 = round_trip(mine[1], probe, 2, c);
+      // The shortest of several: with more processes than cores the peer's
+      // turn on a core dominates (tens of us), and a single sample can make
+      // the 64 KiB trip look faster than the empty one; then the bound the
+      // 64 KiB trip gives by itself stands in.
+      double rtt0 = round_trip(mine[1], zero, local_rounds, c);
+      double rtt1 = round_trip(mine[1], probe, local_rounds, c);
       local[0] = rtt0 / 2;
-      local[1] = std::max(0.0, (rtt1 - rtt0) / 2 / probe_bytes);
+      local[1] = rtt1 > rtt0 ? (rtt1 - rtt0) / 2 / probe_bytes : rtt1 / 2 / probe_bytes;
     } else if (mine[1] == c.rank) {
-      echo(mine[0], zero, 3, c);
-      echo(mine[0], probe, 2, c);
+      echo(mine[0], zero, local_rounds, c);
+      echo(mine[0], probe, local_rounds, c);
     }
   }
   // Between clusters: master 0 and each other master in turn.
