@@ -331,17 +331,41 @@ void allgather_split(const GatherArgs& a, core::Comm& c) {
       if (e != cl.me)
         for (int i = q; i < cl.size(e); i += n) each(cl.member(e, i));
   };
+  // A block longer than a chunk crosses as its packed stream, cut in
+  // chunks: ranks may describe their blocks with different datatypes of one
+  // signature, so only bytes cut alike (the stream's size is the same at all).
+  const std::size_t bytes = impi::ext_size(a.recvcount, a.recvtype);
+  const bool staged = bytes > static_cast<std::size_t>(chunk_elements(MPI_PACKED));
   {
     Requests r;
-    far_blocks_of(cl.mine, [&](int b) { far_recv(r, slot(b), a.recvcount, a.recvtype, b, tag::allgather_far, c); });
+    std::vector<std::pair<int, Bytes>> far_in;  // (block, stream) when staged
+    if (staged) {
+      int blocks = 0;
+      far_blocks_of(cl.mine, [&](int) { ++blocks; });
+      far_in.reserve(static_cast<std::size_t>(blocks));  // no reallocation while receives are pending
+    }
+    far_blocks_of(cl.mine, [&](int b) {
+      if (!staged) return far_recv(r, slot(b), a.recvcount, a.recvtype, b, tag::allgather_far, c);
+      far_in.emplace_back(b, Bytes(bytes));
+      far_recv(r, far_in.back().second.data(), as_int(bytes), MPI_PACKED, b, tag::allgather_far, c);
+    });
     for (int q = 0; q < n; ++q)
       if (q != cl.mine) r.recv(slot(cl.member(cl.me, q)), a.recvcount, a.recvtype, cl.member(cl.me, q), tag::allgather_own, c);
-    for (int e = 0; e < cl.count; ++e)
-      if (e != cl.me)
-        far_send(r, slot(c.rank), a.recvcount, a.recvtype, cl.member(e, cl.mine % cl.size(e)), tag::allgather_far, c);
+    Bytes mine;
+    if (staged) {
+      mine = Bytes(bytes);
+      impi::pack_ext(slot(c.rank), a.recvcount, a.recvtype, mine.data());
+    }
+    for (int e = 0; e < cl.count; ++e) {
+      if (e == cl.me) continue;
+      const int to = cl.member(e, cl.mine % cl.size(e));
+      if (staged) far_send(r, mine.data(), as_int(bytes), MPI_PACKED, to, tag::allgather_far, c);
+      else far_send(r, slot(c.rank), a.recvcount, a.recvtype, to, tag::allgather_far, c);
+    }
     for (int q = 0; q < n; ++q)
       if (q != cl.mine) r.send(slot(c.rank), a.recvcount, a.recvtype, cl.member(cl.me, q), tag::allgather_own, c);
     r.wait();
+    for (auto& [b, stream] : far_in) impi::unpack_ext(stream.data(), a.recvcount, a.recvtype, slot(b));
   }
   Requests r;
   for (int q = 0; q < n; ++q) {
@@ -416,7 +440,9 @@ bool run(const Args<K>& a, core::Comm& c) {
     bcast_split(a, c);
     return true;
   } else if constexpr (K == Kind::reduce || K == Kind::allreduce) {
-    if (!is_commutative(a.op)) return false;
+    // count is the same at every rank: the temporaries of count x clusters
+    // elements fit an int everywhere or nowhere.
+    if (!is_commutative(a.op) || static_cast<long long>(a.count) * map.num_masters() > INT_MAX) return false;
     const std::size_t bytes = impi::ext_size(a.count, a.type);
     const Variant v = choose(K, bytes, map, K == Kind::reduce ? client_of_root(c, a.root) : -1);
     if (K == Kind::reduce && v == Variant::split) reduce_split(a, c);
@@ -425,8 +451,8 @@ bool run(const Args<K>& a, core::Comm& c) {
     else return false;
     return true;
   } else if constexpr (K == Kind::allgather || K == Kind::alltoall) {
-    if (static_cast<long long>(a.recvcount) * c.size > INT_MAX ||
-        impi::ext_size(a.recvcount, a.recvtype) > static_cast<std::size_t>(INT_MAX))
+    // Uniform at every rank (ranks' counts may differ, the stream size may not).
+    if (impi::ext_size(a.recvcount, a.recvtype) * static_cast<std::size_t>(c.size) > static_cast<std::size_t>(INT_MAX))
       return false;
     if (choose(K, impi::ext_size(a.recvcount, a.recvtype), map, -1) != Variant::split) return false;
     if constexpr (K == Kind::allgather) allgather_split(a, c);

@@ -109,12 +109,19 @@ void calibrate(core::Comm& c) {
   const core::JobLayout& layout = core::job_layout();
   const bool third_party = std::find(layout.lam_client.begin(), layout.lam_client.end(), true) != layout.lam_client.end();
   if (!c.clients || third_party) return;
+  std::string mine_forced;
   try {
-    forced = wan_param.get();
+    mine_forced = wan_param.get();
   } catch (const conf::ConfigError& e) {
     throw MpiError(MPI_ERR_ARG, e.what());
   }
-  if (forced == "impi") return;
+  // Every process measures (also with coll.wan=impi), so that a value set
+  // in one cluster only cannot leave the others waiting here; the job takes
+  // world rank 0's value, sent with the model.
+  static constexpr std::array<std::string_view, 4> names{"auto", "impi", "leaders", "split"};
+  double mine_code = 0;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (names[i] == mine_forced) mine_code = static_cast<double>(i);
   const core::ClientMap& map = *c.clients;
   const int n = map.num_masters(), me = map.master_of[static_cast<std::size_t>(c.rank)];
   const std::vector<int>& mine = map.members[static_cast<std::size_t>(me)];
@@ -138,7 +145,7 @@ void calibrate(core::Comm& c) {
     }
   }
   // Between clusters: master 0 and each other master in turn.
-  std::array<double, 5> out{};
+  std::array<double, 6> out{};  // the model, then coll.wan's index in names
   if (master) {
     if (me == 0) {
       double wan_rtt = 0, lat = local[0], byte = local[1], wmem = local[2];
@@ -152,17 +159,22 @@ void calibrate(core::Comm& c) {
       }
       const double link = layout.wan_bandwidth > 0 ? layout.wan_bandwidth : 1.25e9;
       double path = wan_rtt > 0 ? std::min(link, in_flight_share * wmem / wan_rtt) : link;
-      out = {lat, byte, wan_rtt / 2, 1 / path, 1 / link};
+      out = {lat, byte, wan_rtt / 2, 1 / path, 1 / link, mine_code};
       for (int m = 1; m < n; ++m)
-        coll::send(out.data(), 5, MPI_DOUBLE, map.masters[static_cast<std::size_t>(m)], calibrate_tag, c);
+        coll::send(out.data(), 6, MPI_DOUBLE, map.masters[static_cast<std::size_t>(m)], calibrate_tag, c);
     } else {
       echo(map.masters[0], zero, 2, c);
       coll::send(local.data(), 3, MPI_DOUBLE, map.masters[0], calibrate_tag, c);
-      coll::recv(out.data(), 5, MPI_DOUBLE, map.masters[0], calibrate_tag, c);
+      coll::recv(out.data(), 6, MPI_DOUBLE, map.masters[0], calibrate_tag, c);
     }
   }
-  if (mine.size() > 1) coll::bcast(out.data(), 5, MPI_DOUBLE, 0, core::comm(c.client_comm));
+  if (mine.size() > 1) coll::bcast(out.data(), 6, MPI_DOUBLE, 0, core::comm(c.client_comm));
   the_model = Model{out[0], out[1], out[2], out[3], out[4]};
+  const auto code = static_cast<std::size_t>(std::clamp(out[5], 0.0, 3.0));
+  forced = std::string(names[code]);
+  if (forced != mine_forced)
+    log().warn("coll.wan (GRIDMPI_COLL_WAN) is {} here but {} at world rank 0; the job uses {}", mine_forced,
+               forced, forced);
   active = true;
   log().debug("coll: wide-area model: local {:.1f} us + {:.3f} ns/byte, between clusters {:.3f} ms + "
               "{:.3f} ns/byte per connection, {:.3f} ns/byte per link{}",
