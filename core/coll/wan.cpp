@@ -212,10 +212,30 @@ struct Pieces {
   int cnt() const { return held < 0 ? 0 : as_int(split.count(held)); }
 };
 
-// Reduce-scatter of `in` over this process's cluster into `out`, which gets
-// this process's piece (nothing when it holds none).
-void reduce_scatter_local(const void* in, void* out, const Pieces& pc, const ReduceArgs& a, Clusters& cl) {
-  coll::reduce_scatter(in, out, pc.counts.data(), a.type, a.op, cl.local);
+// The partial results of one piece from every cluster (cnt elements each),
+// combined in cluster order into dst; `mine` is this process's cluster's,
+// peer(e) the process holding cluster e's.  With `exchange` this process
+// also sends `mine` to each of them (they all end with the result).
+template <class Peer>
+void combine_clusters(const void* mine, int cnt, const ReduceArgs& a, Peer peer, bool exchange, int tag, void* dst,
+                      const Clusters& cl, core::Comm& c) {
+  TypedBuffer far(std::max(1, cnt * (cl.count - 1)), a.type);  // run() keeps count x clusters within an int
+  std::vector<const void*> partials(static_cast<std::size_t>(cl.count));
+  Requests r;
+  MPI_Aint slot = 0;
+  for (int e = 0; e < cl.count; ++e) {
+    if (e == cl.me) {
+      partials[static_cast<std::size_t>(e)] = mine;
+      continue;
+    }
+    void* at = far.at(slot);
+    slot += cnt;
+    partials[static_cast<std::size_t>(e)] = at;
+    far_recv(r, at, cnt, a.type, peer(e), tag, c);
+    if (exchange) far_send(r, mine, cnt, a.type, peer(e), tag, c);
+  }
+  r.wait();
+  combine(partials, dst, cnt, a.type, a.op);
 }
 
 void reduce_split(const ReduceArgs& a, core::Comm& c) {
@@ -223,69 +243,35 @@ void reduce_split(const ReduceArgs& a, core::Comm& c) {
   const int R = cl.cluster_of(a.root);
   const bool root = c.rank == a.root;
   Pieces pc(cl, a.count);
-  const int cnt = pc.cnt();
+  const int cnt = pc.cnt(), j = pc.held;
   TypedBuffer partial(std::max(cnt, 1), a.type);
-  const void* in = root && a.sendbuf == MPI_IN_PLACE ? a.recvbuf : a.sendbuf;
-  reduce_scatter_local(in, partial.get(), pc, a, cl);
-  TypedBuffer result;
-  if (pc.held >= 0) {
-    const int j = pc.held;
-    if (cl.me != R) {
-      Requests r;
-      far_send(r, partial.get(), cnt, a.type, cl.member(R, owner(j, cl.size(R), pc.k)), tag::reduce, c);
-      r.wait();
-    } else {
-      TypedBuffer far(std::max(1, cnt * (cl.count - 1)), a.type);
-      std::vector<const void*> partials(static_cast<std::size_t>(cl.count));
-      Requests r;
-      MPI_Aint slot = 0;
-      for (int e = 0; e < cl.count; ++e) {
-        if (e == R) {
-          partials[static_cast<std::size_t>(e)] = partial.get();
-          continue;
-        }
-        void* at = far.at(slot);
-        slot += cnt;
-        partials[static_cast<std::size_t>(e)] = at;
-        far_recv(r, at, cnt, a.type, cl.member(e, owner(j, cl.size(e), pc.k)), tag::reduce, c);
-      }
-      r.wait();
-      result = TypedBuffer(std::max(cnt, 1), a.type);
-      combine(partials, result.get(), cnt, a.type, a.op);
-    }
+  coll::reduce_scatter(root && a.sendbuf == MPI_IN_PLACE ? a.recvbuf : a.sendbuf, partial.get(), pc.counts.data(),
+                       a.type, a.op, cl.local);
+  if (j >= 0 && cl.me != R) {
+    Requests r;
+    far_send(r, partial.get(), cnt, a.type, cl.member(R, owner(j, cl.size(R), pc.k)), tag::reduce, c);
+    r.wait();
+  } else if (j >= 0) {
+    // In place: partial is this cluster's share and then the result.
+    combine_clusters(partial.get(), cnt, a, [&](int e) { return cl.member(e, owner(j, cl.size(e), pc.k)); }, false,
+                     tag::reduce, partial.get(), cl, c);
   }
   if (cl.me == R)
-    coll::gatherv(pc.held >= 0 ? result.get() : partial.get(), cnt, a.type, a.recvbuf, pc.counts.data(),
-                  pc.displs.data(), a.type, cl.map.local_rank[static_cast<std::size_t>(a.root)], cl.local);
+    coll::gatherv(partial.get(), cnt, a.type, a.recvbuf, pc.counts.data(), pc.displs.data(), a.type,
+                  cl.map.local_rank[static_cast<std::size_t>(a.root)], cl.local);
 }
 
 void allreduce_split(const ReduceArgs& a, core::Comm& c) {
   Clusters cl(c);
   Pieces pc(cl, a.count);
-  const int cnt = pc.cnt();
+  const int cnt = pc.cnt(), j = pc.held;
   TypedBuffer partial(std::max(cnt, 1), a.type);
-  reduce_scatter_local(a.sendbuf == MPI_IN_PLACE ? a.recvbuf : a.sendbuf, partial.get(), pc, a, cl);
-  if (pc.held >= 0) {
-    const int j = pc.held;
-    TypedBuffer far(std::max(1, cnt * (cl.count - 1)), a.type);
-    std::vector<const void*> partials(static_cast<std::size_t>(cl.count));
-    Requests r;
-    MPI_Aint slot = 0;
-    for (int e = 0; e < cl.count; ++e) {
-      if (e == cl.me) {
-        partials[static_cast<std::size_t>(e)] = partial.get();
-        continue;
-      }
-      void* at = far.at(slot);
-      slot += cnt;
-      partials[static_cast<std::size_t>(e)] = at;
-      const int peer = cl.member(e, owner(j, cl.size(e), pc.k));
-      far_recv(r, at, cnt, a.type, peer, tag::allreduce, c);
-      far_send(r, partial.get(), cnt, a.type, peer, tag::allreduce, c);
-    }
-    r.wait();
-    combine(partials, impi::element_of(a.recvbuf, static_cast<MPI_Aint>(pc.split.offset(j)), a.type), cnt, a.type, a.op);
-  }
+  coll::reduce_scatter(a.sendbuf == MPI_IN_PLACE ? a.recvbuf : a.sendbuf, partial.get(), pc.counts.data(), a.type,
+                       a.op, cl.local);
+  if (j >= 0)
+    combine_clusters(partial.get(), cnt, a, [&](int e) { return cl.member(e, owner(j, cl.size(e), pc.k)); }, true,
+                     tag::allreduce, impi::element_of(a.recvbuf, static_cast<MPI_Aint>(pc.split.offset(j)), a.type),
+                     cl, c);
   coll::allgatherv(MPI_IN_PLACE, 0, a.type, a.recvbuf, pc.counts.data(), pc.displs.data(), a.type, cl.local);
 }
 
@@ -293,29 +279,10 @@ void allreduce_leaders(const ReduceArgs& a, core::Comm& c) {
   Clusters cl(c);
   const bool leader = cl.mine == 0;
   const void* in = a.sendbuf == MPI_IN_PLACE ? a.recvbuf : a.sendbuf;
+  coll::reduce(leader && in == a.recvbuf ? MPI_IN_PLACE : in, a.recvbuf, a.count, a.type, a.op, 0, cl.local);
   if (leader)
-    coll::reduce(in == a.recvbuf ? MPI_IN_PLACE : in, a.recvbuf, a.count, a.type, a.op, 0, cl.local);
-  else
-    coll::reduce(in, a.recvbuf, a.count, a.type, a.op, 0, cl.local);
-  if (leader) {
-    TypedBuffer far(std::max(1, impi::times(a.count, cl.count - 1)), a.type);
-    std::vector<const void*> partials(static_cast<std::size_t>(cl.count));
-    Requests r;
-    MPI_Aint slot = 0;
-    for (int e = 0; e < cl.count; ++e) {
-      if (e == cl.me) {
-        partials[static_cast<std::size_t>(e)] = a.recvbuf;
-        continue;
-      }
-      void* at = far.at(slot);
-      slot += a.count;
-      partials[static_cast<std::size_t>(e)] = at;
-      far_recv(r, at, a.count, a.type, cl.member(e, 0), tag::allreduce, c);
-      far_send(r, a.recvbuf, a.count, a.type, cl.member(e, 0), tag::allreduce, c);
-    }
-    r.wait();
-    combine(partials, a.recvbuf, a.count, a.type, a.op);
-  }
+    combine_clusters(a.recvbuf, a.count, a, [&](int e) { return cl.member(e, 0); }, true, tag::allreduce, a.recvbuf,
+                     cl, c);
   coll::bcast(a.recvbuf, a.count, a.type, 0, cl.local);
 }
 

@@ -23,6 +23,7 @@
 #include "conf/log.hpp"
 #include "conf/registry.hpp"
 #include "core/coll/coll.hpp"
+#include "core/coll/impi_util.hpp"
 #include "core/coll/util.hpp"
 #include "core/coll/wan.hpp"
 #include "core/job_layout.hpp"
@@ -82,11 +83,6 @@ void echo(int peer, std::vector<std::byte>& buf, int rounds, core::Comm& c) {
   }
 }
 
-int ceil_log2(int n) {
-  int d = 0;
-  while ((1 << d) < n) ++d;
-  return d;
-}
 
 }  // namespace
 
@@ -198,13 +194,13 @@ double estimate(Kind kind, Variant variant, std::size_t bytes_in, const core::Cl
   auto hop = [&](double b) { return M.local_latency + b * M.local_byte; };
   auto lbcast = [&](int n, double b) {
     if (n <= 1) return 0.0;
-    const int lg = ceil_log2(n);
+    const int lg = impi::tree_dim(n);
     return std::min(lg * hop(b), 2 * lg * M.local_latency + 2 * b * M.local_byte);
   };
-  auto lrs = [&](int n, double b) { return n <= 1 ? 0.0 : ceil_log2(n) * M.local_latency + b * M.local_byte; };
+  // Reduce-scatter and gather inside a cluster: log2 n steps, the bytes once.
+  auto lrs = [&](int n, double b) { return n <= 1 ? 0.0 : impi::tree_dim(n) * M.local_latency + b * M.local_byte; };
   auto lagv = [&](int n, double b) { return n <= 1 ? 0.0 : (n - 1) * M.local_latency + b * M.local_byte; };
-  auto lgather = [&](int n, double b) { return n <= 1 ? 0.0 : ceil_log2(n) * M.local_latency + b * M.local_byte; };
-  auto lbar = [&](int n) { return n <= 1 ? 0.0 : ceil_log2(n) * M.local_latency; };
+  auto lbar = [&](int n) { return n <= 1 ? 0.0 : impi::tree_dim(n) * M.local_latency; };
   // One wide-area step: the busiest connection carries per_path bytes, the
   // busiest link between two clusters into_cluster bytes.
   auto W = [&](double per_path, double into_cluster) {
@@ -228,7 +224,7 @@ double estimate(Kind kind, Variant variant, std::size_t bytes_in, const core::Cl
     case Kind::reduce:
       if (variant == Variant::impi) return lbcast(nmax, m) + W(m, (C - 1) * m) + whole(m) + (C - 1) * m * combine;
       if (variant == Variant::split && nmin > 1)
-        return lrs(nmax, m) + W(m / nmin, (C - 1) * m) + (C - 1) * (m / nmin) * combine + lgather(nroot, m);
+        return lrs(nmax, m) + W(m / nmin, (C - 1) * m) + (C - 1) * (m / nmin) * combine + lrs(nroot, m);
       return -1;
     case Kind::allreduce:
       if (variant == Variant::impi)
@@ -241,7 +237,7 @@ double estimate(Kind kind, Variant variant, std::size_t bytes_in, const core::Cl
     case Kind::allgather: {
       const double total = p * m;
       if (variant == Variant::impi)
-        return lgather(nmax, nmax * m) + W(nmax * m, (C - 1) * nmax * m) + whole(nmax * m) + W(total, total) +
+        return lrs(nmax, nmax * m) + W(nmax * m, (C - 1) * nmax * m) + whole(nmax * m) + W(total, total) +
                whole(total) + lbcast(nmax, total);
       if (variant == Variant::split) {
         const double owned = std::ceil(static_cast<double>(p) / nmin);
@@ -253,7 +249,7 @@ double estimate(Kind kind, Variant variant, std::size_t bytes_in, const core::Cl
     case Kind::alltoall: {
       const double cross = static_cast<double>(nmax) * (p - nmin) * m;  // out of the busiest cluster
       if (variant == Variant::impi)
-        return 2 * lgather(nmax, cross) + W(nmax * nmax * m, cross) + whole(nmax * nmax * m) + (nmax - 1) * hop(m);
+        return 2 * lrs(nmax, cross) + W(nmax * nmax * m, cross) + whole(nmax * nmax * m) + (nmax - 1) * hop(m);
       if (variant == Variant::split) return W(m, cross) + (p - 1) * hop(m);
       return -1;
     }

@@ -115,6 +115,11 @@ def error_lines(text):
     return [line for line in text.splitlines() if line.strip()]
 
 
+def mpirun_lines(text):
+    """mpirun's own lines of a stderr (a failure must be exactly one)."""
+    return [line for line in error_lines(text) if line.startswith("mpirun: ")]
+
+
 def run_programs(env, extra_env):
     cmd = [sys.executable, os.path.join(REPO, "tests", "mpi", "run_mpi_tests.py"),
            "--mpicc", os.path.join(env.bin, "mpicc"), "--mpirun", os.path.join(env.bin, "mpirun"),
@@ -166,8 +171,8 @@ def case_kill(env):
         took = time.monotonic() - killed
         say(f"both clusters ended {took:.1f} s after the relay died; cluster 1: {outs[0][1].strip()!r}")
         check(outs[0][0] != 0 and outs[1][0] != 0, f"exit statuses {outs[0][0]}, {outs[1][0]} (non-zero expected)")
-        mpirun_lines = [line for line in error_lines(outs[0][1]) if line.startswith("mpirun: ")]
-        check(len(mpirun_lines) == 1 and "impi-relay" in mpirun_lines[0],
+        lines = mpirun_lines(outs[0][1])
+        check(len(lines) == 1 and "impi-relay" in lines[0],
               f"cluster 1's mpirun should end with one line naming impi-relay, printed: {outs[0][1]!r}")
         server.terminate()  # `timeout` passes SIGTERM on to impi-server
         server.wait()
@@ -188,7 +193,7 @@ def case_bad_server(env):
         lines = error_lines(errr)
         check(len(lines) == 1 and "cannot reach impi-server at 10.93.1.2:1" in lines[0],
               f"relay: one line naming the server expected: {errr!r}")
-        mlines = [line for line in error_lines(err1) if line.startswith("mpirun: ")]
+        mlines = mpirun_lines(err1)
         check(len(mlines) == 1 and "impi-relay" in mlines[0] and "10.93.1.2:1" in mlines[0],
               f"mpirun: one line naming the relay and the server expected: {err1!r}")
         # An address the front end has no route to: at start.
@@ -211,7 +216,7 @@ def case_no_relay(env):
                               text=True)
         _, err = c1.communicate(timeout=60)
         say(f"{err.strip()!r}")
-        lines = [line for line in error_lines(err) if line.startswith("mpirun: ")]
+        lines = mpirun_lines(err)
         check(c1.returncode != 0 and len(lines) == 1 and "cannot reach impi-server" in lines[0],
               f"exit {c1.returncode}, {err!r}")
         server.terminate()  # `timeout` passes SIGTERM on to impi-server
