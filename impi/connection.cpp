@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 
 #include <boost/asio/buffer.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/read_until.hpp>
 #include <boost/asio/write.hpp>
 
@@ -13,6 +14,7 @@
 #include <cmath>
 #include <cstring>
 #include <fmt/format.h>
+#include <openssl/ssl.h>
 
 #include "base/error.hpp"
 #include "conf/log.hpp"
@@ -175,23 +177,58 @@ void ImpiTransport::Connection::send_fini() {
 
 void ImpiTransport::Connection::client_handshake() {
   state_ = State::handshaking;
-  tls_.emplace(socket_, *owner_->tls_);
-  auto self = shared_from_this();
+  if (!start_tls(tls::Session::Role::client)) return;
   arm_handshake_timer();
-  tls_->async_handshake(asio::ssl::stream_base::client, [self](const error_code& ec) {
-    p2p::GateScope scope(self->gate_);
-    if (!self->owner_ || self->state_ != State::handshaking) return;
-    self->timer_.cancel();
-    if (ec) {
-      self->owner_->fail(fmt::format("impi: rank {}: TLS with {} failed: {}", self->owner_->startup_->my_rank,
-                                     self->owner_->describe_host(self->host_),
-                                     tls::describe_error(ec, self->tls_->native_handle())));
-      self->close_socket();
-      return;
+  continue_handshake();
+}
+
+bool ImpiTransport::Connection::start_tls(tls::Session::Role role) {
+  tls_client_ = role == tls::Session::Role::client;
+  error_code ignored;
+  socket_.non_blocking(true, ignored);
+  try {
+    tls_ = std::make_unique<tls::Session>(owner_->tls_, socket_.native_handle(), role);
+  } catch (const std::exception& e) {
+    if (!tls_client_) {
+      refuse(e.what());
+      return false;
     }
-    self->became_open();
-    self->owner_->identified(self, self->host_);
-  });
+    owner_->fail(fmt::format("impi: rank {}: TLS with {} failed: {}", owner_->startup_->my_rank,
+                             owner_->describe_host(host_), e.what()));
+    close_socket();
+    return false;
+  }
+  return true;
+}
+
+void ImpiTransport::Connection::continue_handshake() {
+  tls::Session::Result r = tls_->handshake();
+  if (r.want == tls::Session::Want::nothing) return handshake_finished(r.error);
+  auto self = shared_from_this();
+  socket_.async_wait(r.want == tls::Session::Want::read ? tcp::socket::wait_read : tcp::socket::wait_write,
+                     [self](const error_code& ec) {
+                       p2p::GateScope scope(self->gate_);
+                       if (!self->owner_ || self->state_ != State::handshaking) return;
+                       if (ec) return self->handshake_finished(ec);
+                       self->continue_handshake();
+                     });
+}
+
+void ImpiTransport::Connection::handshake_finished(const error_code& ec) {
+  if (!tls_client_) {
+    if (ec) return refuse("TLS handshake failed: " + tls::describe_error(ec, tls_->native_handle()));
+    became_open();
+    return;
+  }
+  timer_.cancel();
+  if (ec) {
+    owner_->fail(fmt::format("impi: rank {}: TLS with {} failed: {}", owner_->startup_->my_rank,
+                             owner_->describe_host(host_), tls::describe_error(ec, tls_->native_handle())));
+    close_socket();
+    return;
+  }
+  became_open();
+  owner_->identified(shared_from_this(), host_);
 }
 
 void ImpiTransport::Connection::arm_handshake_timer() {
@@ -210,7 +247,6 @@ void ImpiTransport::Connection::arm_handshake_timer() {
 
 void ImpiTransport::Connection::server_handshake() {
   state_ = State::handshaking;
-  tls_.emplace(socket_, *owner_->tls_);
   auto self = shared_from_this();
   socket_.async_receive(
       asio::buffer(peek_.data(), 1), asio::socket_base::message_peek, [self](const error_code& ec, std::size_t n) {
@@ -225,12 +261,7 @@ void ImpiTransport::Connection::server_handshake() {
                                           "cluster and on here; set impi.tls in every cluster and at impi-server",
                                           static_cast<unsigned>(self->peek_[0])));
         }
-        self->tls_->async_handshake(asio::ssl::stream_base::server, [self](const error_code& e) {
-          p2p::GateScope scope(self->gate_);
-          if (!self->owner_ || self->state_ != State::handshaking) return;
-          if (e) return self->refuse("TLS handshake failed: " + tls::describe_error(e, self->tls_->native_handle()));
-          self->became_open();
-        });
+        if (self->start_tls(tls::Session::Role::server)) self->continue_handshake();
       });
 }
 
@@ -264,8 +295,11 @@ void ImpiTransport::Connection::size_window() {
     double bdp_packets = std::ceil(rtt * o.link_bandwidth_ / static_cast<double>(o.datalen_));
     window_ = std::clamp<std::int64_t>(static_cast<std::int64_t>(bdp_packets) + 2 * o.ackmark_, o.ackmark_, o.hiwater_);
   }
-  log().debug("impi: rank {}: connection with {}: round trip {:.3f} ms, window {} packets of {} bytes (IMPI_H_HIWATER {}{})",
-              o.startup_->my_rank, remote(), rtt * 1e3, window_, o.datalen_, o.hiwater_, o.hiwater_set_ ? ", set" : "");
+  log().debug("impi: rank {}: connection with {}: round trip {:.3f} ms, window {} packets of {} bytes (IMPI_H_HIWATER {}{}){}",
+              o.startup_->my_rank, remote(), rtt * 1e3, window_, o.datalen_, o.hiwater_, o.hiwater_set_ ? ", set" : "",
+              tls_ ? fmt::format(", {} {}", SSL_get_version(tls_->native_handle()),
+                                 SSL_get_cipher_name(tls_->native_handle()))
+                   : std::string());
 }
 
 void ImpiTransport::Connection::refuse(const std::string& why) {
@@ -277,6 +311,10 @@ void ImpiTransport::Connection::refuse(const std::string& why) {
 }
 
 void ImpiTransport::Connection::start_write() {
+  // The bytes leave now (the caller may return from MPI and not come back
+  // for a while); under TLS the completions come from a later handler, as
+  // asio's do on the plain path.
+  if (tls_) return tls_flush(true);
   std::vector<asio::const_buffer> buffers;
   if (!raw_.empty()) buffers.push_back(asio::buffer(raw_));
   for (auto it = queue_.begin(); it != queue_.end() && buffers.size() + 2 <= 64; ++it) {
@@ -293,39 +331,93 @@ void ImpiTransport::Connection::start_write() {
   if (buffers.empty()) return;
   write_pending_ = true;
   auto self = shared_from_this();
-  if (tls_) {
-    // One TLS record per write: small pieces (a header, short payloads)
-    // are gathered into one record instead of a record each.
-    if (buffers[0].size() >= tls_record) {
-      tls_->async_write_some(buffers[0], [self](const error_code& ec, std::size_t n) {
-        p2p::GateScope scope(self->gate_);
-        self->on_written(ec, n);
-      });
-      return;
-    }
-    staging_.clear();
-    for (const auto& b : buffers) {
-      std::size_t take = std::min(b.size(), tls_record - staging_.size());
-      const auto* p = static_cast<const std::byte*>(b.data());
-      staging_.insert(staging_.end(), p, p + take);
-      if (staging_.size() == tls_record) break;
-    }
-    tls_->async_write_some(asio::buffer(staging_), [self](const error_code& ec, std::size_t n) {
-      p2p::GateScope scope(self->gate_);
-      self->on_written(ec, n);
-    });
-    return;
-  }
   socket_.async_write_some(std::move(buffers), [self](const error_code& ec, std::size_t n) {
     p2p::GateScope scope(self->gate_);
     self->on_written(ec, n);
   });
 }
 
+std::span<const std::byte> ImpiTransport::Connection::tls_bytes() {
+  // The unwritten pieces in order: raw_, then each packet's head and payload.
+  staging_.clear();
+  auto piece = [this](std::span<const std::byte> b) -> bool {  // true: stop gathering
+    if (b.empty()) return false;
+    if (staging_.empty() && b.size() >= tls_record) return true;
+    std::size_t take = std::min(b.size(), tls_record - staging_.size());
+    staging_.insert(staging_.end(), b.begin(), b.begin() + static_cast<std::ptrdiff_t>(take));
+    return staging_.size() == tls_record || take < b.size();
+  };
+  if (piece(raw_)) return staging_.empty() ? std::span<const std::byte>(raw_) : std::span<const std::byte>(staging_);
+  for (const OutPacket& p : queue_) {
+    std::size_t skip = p.written;
+    std::span<const std::byte> head(p.head.data(), p.head.size());
+    std::span<const std::byte> payload(p.payload.data(), p.payload.size());
+    if (skip < head.size()) {
+      if (piece(head.subspan(skip))) return staging_.empty() ? head.subspan(skip) : std::span<const std::byte>(staging_);
+      skip = 0;
+    } else {
+      skip -= head.size();
+    }
+    if (skip < payload.size() && piece(payload.subspan(skip)))
+      return staging_.empty() ? payload.subspan(skip) : std::span<const std::byte>(staging_);
+  }
+  return staging_;
+}
+
+void ImpiTransport::Connection::tls_flush(bool from_send) {
+  // write_pending_ is held through the loop: a packet queued by a completion
+  // callback joins it instead of starting a second writer.  The session
+  // copies what it takes, so packets complete as they are encrypted; their
+  // records leave in batches, and write_idle() waits for the last of them.
+  write_pending_ = true;
+  std::size_t moved = 0;
+  auto self = shared_from_this();
+  for (;;) {
+    std::span<const std::byte> bytes = tls_bytes();
+    tls::Session::Result r = bytes.empty() ? tls_->flush() : tls_->write(bytes);
+    if (r.error) {
+      write_pending_ = false;
+      return write_failed(r.error);
+    }
+    if (r.bytes > 0) {
+      moved += r.bytes;
+      account_written(r.bytes, from_send);
+      if (!owner_ || state_ != State::open) break;
+    }
+    if (r.want != tls::Session::Want::nothing) {
+      socket_.async_wait(r.want == tls::Session::Want::write ? tcp::socket::wait_write : tcp::socket::wait_read,
+                         [self](const error_code& ec) {
+                           p2p::GateScope scope(self->gate_);
+                           if (!self->owner_ || ec == asio::error::operation_aborted) return;
+                           if (ec) {
+                             self->write_pending_ = false;
+                             return self->write_failed(ec);
+                           }
+                           if (self->state_ == State::open) self->tls_flush();
+                         });
+      return;
+    }
+    if (bytes.empty()) break;  // everything went
+    if (moved >= tls_turn) {
+      asio::post(socket_.get_executor(), [self] {
+        p2p::GateScope scope(self->gate_);
+        if (self->owner_ && self->state_ == State::open) self->tls_flush();
+      });
+      return;
+    }
+  }
+  write_pending_ = false;
+}
+
 void ImpiTransport::Connection::on_written(const error_code& ec, std::size_t n) {
   write_pending_ = false;
   if (!owner_ || ec == asio::error::operation_aborted) return;
   if (ec) return write_failed(ec);
+  account_written(n);
+  if (owner_ && (!queue_.empty() || !raw_.empty()) && !write_pending_ && state_ == State::open) start_write();
+}
+
+void ImpiTransport::Connection::account_written(std::size_t n, bool defer_reports) {
   if (!raw_.empty()) {
     std::size_t take = std::min(n, raw_.size());
     raw_.erase(raw_.begin(), raw_.begin() + static_cast<std::ptrdiff_t>(take));
@@ -342,13 +434,25 @@ void ImpiTransport::Connection::on_written(const error_code& ec, std::size_t n) 
     if (p.fini) fini_written_ = true;
     queue_.pop_front();
   }
+  if (done.empty()) return;
+  if (defer_reports) {
+    auto self = shared_from_this();
+    asio::post(socket_.get_executor(), [self, done = std::move(done)] {
+      p2p::GateScope scope(self->gate_);
+      if (self->owner_) self->report_sent(done);
+    });
+    return;
+  }
+  report_sent(done);
+}
+
+void ImpiTransport::Connection::report_sent(const std::vector<std::pair<int, std::uint64_t>>& done) {
   ImpiTransport* owner = owner_;
   try {
     for (auto [peer, token] : done) owner->context_.sink->on_send_complete(peer, token);
   } catch (...) {
     owner->fail(std::current_exception());
   }
-  if ((!queue_.empty() || !raw_.empty()) && !write_pending_ && state_ == State::open) start_write();
 }
 
 void ImpiTransport::Connection::write_failed(const error_code& ec) {
@@ -373,39 +477,75 @@ void ImpiTransport::Connection::acknowledge_quickly() {
 void ImpiTransport::Connection::start_reading() {
   if (read_pending_ || state_ != State::open) return;
   if (bulk_) acknowledge_quickly();
+  if (tls_) return tls_read();
   std::span<std::byte> target = reader_.read_target();
   read_pending_ = true;
   auto self = shared_from_this();
-  if (tls_)
-    tls_->async_read_some(asio::buffer(target.data(), target.size()),
-                          [self](const error_code& ec, std::size_t n) {
-                            p2p::GateScope scope(self->gate_);
-                            self->on_read(ec, n);
-                          });
-  else
-    socket_.async_read_some(asio::buffer(target.data(), target.size()),
-                            [self](const error_code& ec, std::size_t n) {
-                              p2p::GateScope scope(self->gate_);
-                              self->on_read(ec, n);
-                            });
+  socket_.async_read_some(asio::buffer(target.data(), target.size()), [self](const error_code& ec, std::size_t n) {
+    p2p::GateScope scope(self->gate_);
+    self->on_read(ec, n);
+  });
 }
 
 void ImpiTransport::Connection::on_read(const error_code& ec, std::size_t n) {
   read_pending_ = false;
   if (!owner_ || ec == asio::error::operation_aborted) return;
   if (ec) return read_failed(ec);
+  if (take_read(n)) start_reading();
+}
+
+bool ImpiTransport::Connection::take_read(std::size_t n) {
   try {
     if (reader_.received(n)) reader_.end_payload(*owner_->context_.sink);
     parse();
   } catch (const WireError& e) {
     if (owner_) protocol_error(e.what());
-    return;
+    return false;
   } catch (...) {
     if (owner_) owner_->fail(std::current_exception());
     close_socket();
-    return;
+    return false;
   }
-  if (owner_ && state_ == State::open) start_reading();
+  return owner_ && state_ == State::open;
+}
+
+void ImpiTransport::Connection::tls_read() {
+  // read_pending_ is held through the loop (parse() may ask to read again).
+  read_pending_ = true;
+  std::size_t moved = 0;
+  auto self = shared_from_this();
+  for (;;) {
+    if (moved >= tls_turn) {
+      // OpenSSL may hold whole records already read: come back by post, not
+      // by a wait for the socket.
+      asio::post(socket_.get_executor(), [self] {
+        p2p::GateScope scope(self->gate_);
+        self->read_pending_ = false;
+        if (self->owner_) self->start_reading();
+      });
+      return;
+    }
+    std::span<std::byte> target = reader_.read_target();
+    tls::Session::Result r = tls_->read(target);
+    if (r.want != tls::Session::Want::nothing) {
+      socket_.async_wait(r.want == tls::Session::Want::read ? tcp::socket::wait_read : tcp::socket::wait_write,
+                         [self](const error_code& ec) {
+                           p2p::GateScope scope(self->gate_);
+                           self->read_pending_ = false;
+                           if (!self->owner_ || ec == asio::error::operation_aborted) return;
+                           if (ec) return self->read_failed(ec);
+                           self->start_reading();
+                         });
+      return;
+    }
+    if (r.error) {
+      read_pending_ = false;
+      return read_failed(r.error);
+    }
+    moved += r.bytes;
+    if (!take_read(r.bytes)) break;
+  }
+  read_pending_ = false;
 }
 
 void ImpiTransport::Connection::read_failed(const error_code& ec) {

@@ -1,6 +1,8 @@
 // TLS for the IMPI layer (impi/tls.hpp).
 #include "impi/tls.hpp"
 
+#include <sys/socket.h>
+
 #include <openssl/bio.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
@@ -13,6 +15,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fmt/format.h>
+#include <stdexcept>
 
 #include "conf/registry.hpp"
 
@@ -101,6 +104,10 @@ std::shared_ptr<Context> make_context(const Settings& s) {
   SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
   SSL_CTX_set_options(ctx, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
   SSL_CTX_set_mode(ctx, SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+  // TLS 1.3 suites, fastest first with AES instructions (the server's order
+  // decides): AES-128-GCM encrypts a sixth faster than AES-256-GCM.
+  SSL_CTX_set_ciphersuites(ctx, "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256");
+  SSL_CTX_set_num_tickets(ctx, 0);  // sessions are never resumed: no tickets to send
   if (SSL_CTX_use_certificate_chain_file(ctx, s.cert.c_str()) != 1)
     throw conf::ConfigError(fmt::format("impi.tls_cert: {}: not a usable PEM certificate chain ({}); {}", s.cert,
                                         last_openssl_reason(), where(cert_param)));
@@ -348,6 +355,176 @@ std::vector<std::byte> Channel::take_output() {
   int n = BIO_read(b, out.data(), static_cast<int>(pending));
   out.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
   return out;
+}
+
+// ---- Session ------------------------------------------------------------------------
+
+namespace {
+
+// A write-only BIO that appends to a std::vector<std::byte> (BIO_get_data).
+BIO_METHOD* output_method() {
+  static BIO_METHOD* const method = [] {
+    BIO_METHOD* m = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK, "gridmpi TLS output");
+    if (!m) return m;
+    BIO_meth_set_write_ex(m, [](BIO* b, const char* data, std::size_t length, std::size_t* written) -> int {
+      auto* out = static_cast<std::vector<std::byte>*>(BIO_get_data(b));
+      const auto* p = reinterpret_cast<const std::byte*>(data);
+      out->insert(out->end(), p, p + length);
+      *written = length;
+      return 1;
+    });
+    BIO_meth_set_ctrl(m, [](BIO*, int command, long, void*) -> long { return command == BIO_CTRL_FLUSH ? 1 : 0; });
+    BIO_meth_set_create(m, [](BIO* b) -> int {
+      BIO_set_init(b, 1);
+      return 1;
+    });
+    return m;
+  }();
+  return method;
+}
+
+}  // namespace
+
+Session::Session(const std::shared_ptr<Context>& context, int fd, Role role) : context_(context), fd_(fd) {
+  ssl_ = SSL_new(context_->native_handle());
+  if (!ssl_) throw std::runtime_error("cannot create a TLS session: " + last_openssl_reason());
+  BIO* in = BIO_new_socket(fd, BIO_NOCLOSE);
+  BIO* out = output_method() ? BIO_new(output_method()) : nullptr;
+  if (!in || !out) {
+    if (in) BIO_free(in);
+    if (out) BIO_free(out);
+    SSL_free(ssl_);
+    ssl_ = nullptr;
+    throw std::runtime_error("cannot attach a TLS session to its socket: " + last_openssl_reason());
+  }
+  BIO_set_data(out, &out_);
+  SSL_set_bio(ssl_, in, out);  // owned by ssl_ from here
+  out_.reserve(output_batch + 2 * 16384);
+  SSL_set_mode(ssl_, SSL_MODE_ENABLE_PARTIAL_WRITE);
+  SSL_set_read_ahead(ssl_, 1);
+  SSL_set_default_read_buffer_len(ssl_, read_buffer);
+  if (role == Role::client)
+    SSL_set_connect_state(ssl_);
+  else
+    SSL_set_accept_state(ssl_);
+}
+
+Session::~Session() {
+  if (ssl_) SSL_free(ssl_);
+}
+
+Session::Result Session::outcome(int rc) {
+  Result r;
+  if (rc > 0) {
+    r.bytes = static_cast<std::size_t>(rc);
+    return r;
+  }
+  int saved_errno = errno;
+  int e = SSL_get_error(ssl_, rc);
+  switch (e) {
+    case SSL_ERROR_WANT_READ:
+      r.want = Want::read;
+      break;
+    case SSL_ERROR_WANT_WRITE:
+      r.want = Want::write;
+      break;
+    case SSL_ERROR_ZERO_RETURN:
+      r.error = boost::asio::error::eof;
+      break;
+    case SSL_ERROR_SYSCALL:
+      // No OpenSSL error: the socket failed (errno) or ended mid-stream.
+      r.error = saved_errno != 0 ? boost::system::error_code(saved_errno, boost::system::system_category())
+                                 : boost::system::error_code(boost::asio::ssl::error::stream_truncated);
+      break;
+    default: {
+      unsigned long error = ERR_peek_last_error();
+      if (ERR_GET_REASON(error) == SSL_R_UNEXPECTED_EOF_WHILE_READING)
+        r.error = boost::asio::ssl::error::stream_truncated;
+      else
+        r.error = boost::system::error_code(static_cast<int>(error), boost::asio::error::get_ssl_category());
+      break;
+    }
+  }
+  ERR_clear_error();
+  return r;
+}
+
+Session::Result Session::flush() {
+  Result r;
+  while (out_sent_ < out_.size()) {
+    ssize_t n = ::send(fd_, out_.data() + out_sent_, out_.size() - out_sent_, MSG_NOSIGNAL);
+    if (n > 0) {
+      out_sent_ += static_cast<std::size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      r.want = Want::write;
+      return r;
+    }
+    r.error = boost::system::error_code(n < 0 ? errno : EPIPE, boost::system::system_category());
+    return r;
+  }
+  out_.clear();
+  out_sent_ = 0;
+  return r;
+}
+
+// The error queue is empty before every operation (outcome() clears it
+// after a failure; nothing else in an MPI process leaves errors there), so
+// SSL_get_error's answer is this operation's: no ERR_clear_error per
+// record, which cost 2% of a 16 MiB transfer.
+Session::Result Session::handshake() {
+  errno = 0;
+  int rc = SSL_do_handshake(ssl_);
+  Result r = rc == 1 ? Result{} : outcome(rc);
+  // What the handshake wrote goes before any wait for the peer's answer.
+  Result f = flush();
+  if (r.error) return r;
+  if (f.error || f.want != Want::nothing) return f;
+  return r;
+}
+
+Session::Result Session::read(std::span<std::byte> plain) {
+  errno = 0;
+  Result r = outcome(SSL_read(ssl_, plain.data(), static_cast<int>(std::min<std::size_t>(plain.size(), 1 << 30))));
+  if (output_pending()) {
+    // A record OpenSSL had to answer (an alert, a key update).
+    Result f = flush();
+    if (f.error && !r.error) return f;
+    if (r.want == Want::read && f.want == Want::write) return f;
+  }
+  return r;
+}
+
+Session::Result Session::write(std::span<const std::byte> plain) {
+  Result r;
+  if (output_pending()) {
+    Result f = flush();
+    if (f.error || f.want != Want::nothing) return f;
+  }
+  while (r.bytes < plain.size() && out_.size() < output_batch) {
+    errno = 0;
+    std::span<const std::byte> rest = plain.subspan(r.bytes);
+    Result w = outcome(SSL_write(ssl_, rest.data(), static_cast<int>(std::min<std::size_t>(rest.size(), 1 << 30))));
+    if (w.error) return w;
+    if (w.want != Want::nothing) {
+      // Never for want of room (the output takes everything); the caller
+      // waits as told and calls again.
+      if (r.bytes == 0) r.want = w.want;
+      break;
+    }
+    r.bytes += w.bytes;
+    if (r.bytes == w.bytes) {
+      // The first record goes at once: the peer decrypts it while the rest
+      // of the batch is encrypted here.
+      Result f = flush();
+      if (f.error) return f;
+    }
+  }
+  Result f = flush();
+  if (f.error) return f;
+  return r;
 }
 
 }  // namespace gridmpi::impi::tls

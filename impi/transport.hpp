@@ -16,8 +16,8 @@
 // beyond IMPI_H_HIWATER unacknowledged ones in a FIFO per destination and
 // keeps reading meanwhile; the receiver acknowledges every IMPI_H_ACKMARK.
 //
-// TLS (impi.tls, impi/tls.hpp): every host connection is then an
-// asio::ssl::stream over its socket.  The connecting side (higher host
+// TLS (impi.tls, impi/tls.hpp): every host connection is then a
+// tls::Session on its socket (OpenSSL reads and writes the socket itself).  The connecting side (higher host
 // index) is the TLS client, the accepting side the server; both present a
 // certificate and check the peer's against impi.tls_ca.  After the
 // handshake (bounded by impi.tls_handshake_timeout) the host index and the
@@ -25,8 +25,9 @@
 // whose first byte is not a TLS handshake (sending a TLS alert), and a plain
 // side recognizes a TLS peer by its first bytes; either way one line says to
 // set impi.tls everywhere.  Under TLS the direct write_some fast path is off
-// (an SSL write that would block must be retried with the same bytes) and
-// small pieces are gathered into one record per write.
+// (a packet completes in a later handler, never inside the send() that
+// queued it), small pieces are gathered into one record, and the session
+// sends its records in batches (tls::Session).
 //
 // Start-up (impi/startup.hpp, driven by boot/start.cpp): open_host() opens
 // the listening socket, boot publishes this host through mpirun (the IMPI

@@ -10,7 +10,6 @@
 // Internal to impi/: included only by those three files.
 #pragma once
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/ssl/stream.hpp>
 #include <boost/asio/steady_timer.hpp>
 
 #include <array>
@@ -23,6 +22,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "impi/startup.hpp"
@@ -151,12 +151,12 @@ class ImpiTransport::Connection : public std::enable_shared_from_this<Connection
   std::int64_t window() const noexcept { return window_; }
   bool fini_sent() const noexcept { return fini_written_; }
   bool fini_received() const noexcept { return fini_received_; }
-  bool write_idle() const noexcept { return queue_.empty(); }
+  bool write_idle() const noexcept { return queue_.empty() && !(tls_ && tls_->output_pending()); }
   bool closed() const noexcept { return state_ == State::closed; }
 
   void detach();
   void close_socket();
-  bool uses_tls() const noexcept { return tls_.has_value(); }
+  bool uses_tls() const noexcept { return tls_ != nullptr; }
   std::string remote() const;
 
   // Outgoing: connect, send our host index, then whatever is queued.
@@ -192,6 +192,13 @@ class ImpiTransport::Connection : public std::enable_shared_from_this<Connection
   // refused (one warning here); the connecting side ends the job.
   void server_handshake();
 
+  // Both roles: a tls::Session on the socket (false: the job failed, or
+  // the connection was refused), then SSL_do_handshake until done, waiting
+  // for the socket in between; handshake_finished takes the outcome.
+  bool start_tls(tls::Session::Role role);
+  void continue_handshake();
+  void handshake_finished(const error_code& ec);
+
   void became_open();
   void after_connect();
   void relay_failed(const std::string& why);
@@ -202,6 +209,25 @@ class ImpiTransport::Connection : public std::enable_shared_from_this<Connection
   void start_write();
 
   void on_written(const error_code& ec, std::size_t n);
+
+  // n bytes of raw_ and the queue went: completed packets are reported -
+  // from a later handler with defer_reports (the p2p contract: never
+  // inside the send() that queued the packet).
+  void account_written(std::size_t n, bool defer_reports = false);
+  void report_sent(const std::vector<std::pair<int, std::uint64_t>>& done);
+
+  // TLS: bytes encrypted and sent while the socket takes them
+  // (write_pending_ held, so that packets queued meanwhile join this loop),
+  // then a wait for the socket.  from_send: called by enqueue(), inside
+  // the transport's send(): the bytes leave at once, the reports later.  tls_bytes(): what to write next - the
+  // first piece whole if it fills a record, else the pieces gathered into
+  // staging_ up to one record.
+  void tls_flush(bool from_send = false);
+  std::span<const std::byte> tls_bytes();
+  // TLS: records read and parsed until OpenSSL wants the socket.
+  void tls_read();
+  // The bytes read into reader_'s target: false when reading must stop.
+  bool take_read(std::size_t n);
 
   void write_failed(const error_code& ec);
 
@@ -233,8 +259,11 @@ class ImpiTransport::Connection : public std::enable_shared_from_this<Connection
   // lock (null in poll mode, where the polling thread holds it already).
   p2p::EventGate* gate_;
   tcp::socket socket_;
-  std::optional<asio::ssl::stream<tcp::socket&>> tls_;  // impi.tls: over socket_
-  std::vector<std::byte> staging_;                      // TLS: the bytes of the write in progress
+  std::unique_ptr<tls::Session> tls_;  // impi.tls: over socket_
+  bool tls_client_ = false;            // the connecting side: the TLS client
+  std::vector<std::byte> staging_;     // TLS: small pieces gathered into one record
+  // Plain bytes one handler moves through TLS before it lets others run.
+  static constexpr std::size_t tls_turn = 1 << 20;
   std::uint64_t packets_received_ = 0;
   asio::steady_timer timer_;
   int host_;

@@ -22,9 +22,9 @@
 //    answer to a request-to-send, for example).
 //  * send() either takes the frame (complete: the caller's memory may be
 //    reused now; in_flight: the payload is referenced until
-//    on_send_complete(token)), or refuses it (would_block: nothing taken, the
-//    caller keeps it queued and retries after progress).  The frame is always
-//    copied.
+//    on_send_complete(token), never called from inside that send()), or
+//    refuses it (would_block: nothing taken, the caller keeps it queued and
+//    retries after progress).  The frame is always copied.
 //  * Transports that wait on file descriptors do so through the shared
 //    io_context of TransportContext: the engine sleeps in it for all of them
 //    at once.  Their I/O runs in the handlers the engine's io_context.poll()
