@@ -29,6 +29,16 @@ Cases (the default ones, or name some):
   gridmpi_first   gridmpi is client 0 (rank 0), LAM client 1 (ranks 1, 2)
   lam_lam         LAM in gridmpi's place (client 0, 1 rank) and LAM as client 1 (2 ranks):
                   the control, what LAM does with itself
+  relay_lam_first, relay_gridmpi_first
+                  as lam_first and gridmpi_first, but gridmpi's rank sits on a
+                  private network P (10.92.1.2, no route to L) behind
+                  impi-relay in G (G is P's front end, 10.92.1.1): LAM reaches
+                  the gridmpi rank only through the relay's public port, and
+                  the rank reaches LAM only through the relay's CONNECT
+                  (docs/multicluster.md, "Private-address clusters")
+
+    G  10.92.0.1 (impi-server, impi-relay) ---- 10.92.0.2  L (LAM)
+       10.92.1.1 ---- 10.92.1.2  P (gridmpi, relay cases)
 
 --record DIR runs gridmpi_first through recording relays and keeps LAM's bytes
 (lam_recorded.py was made so).  LAM_TEST_NO_DIALECT=1 leaves IMPI_LAM_CLIENTS
@@ -50,6 +60,7 @@ import time
 SKIP = 77
 PREFIX = "gmlam"  # namespace names: gmlam<G|L><pid of this test>
 G_ADDR, L_ADDR = "10.92.0.1", "10.92.0.2"
+G_PRIVATE, P_ADDR = "10.92.1.1", "10.92.1.2"  # the relay cases' private network
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.path.join(HERE, "lam_check.c")
 LAM_BUILD = os.path.join(os.path.dirname(HERE), "thirdparty", "lam", "build")
@@ -97,7 +108,7 @@ def pid_alive(pid):
 
 class Topology:
     def __init__(self):
-        self.ns = {k: f"{PREFIX}{k}{os.getpid()}" for k in "GL"}
+        self.ns = {k: f"{PREFIX}{k}{os.getpid()}" for k in "GLP"}
         self.created = []
 
     def __getitem__(self, k):
@@ -110,7 +121,7 @@ class Topology:
         except (OSError, subprocess.TimeoutExpired):
             return
         for line in names.splitlines():
-            m = re.match(rf"({PREFIX}[GL](\d+))\b", line)
+            m = re.match(rf"({PREFIX}[GLP](\d+))\b", line)
             if m and not pid_alive(int(m.group(2))):
                 for pid in self.pids_in(m.group(1)):
                     try:
@@ -120,7 +131,7 @@ class Topology:
                 run(["ip", "netns", "del", m.group(1)], timeout=10)
 
     def build(self):
-        for k in "GL":
+        for k in "GLP":
             try:
                 ip("netns", "add", self.ns[k])
             except Fail as e:
@@ -134,6 +145,13 @@ class Topology:
         ip("-n", self.ns["L"], "addr", "add", L_ADDR + "/24", "dev", "gl")
         ip("-n", self.ns["G"], "link", "set", "lg", "up")
         ip("-n", self.ns["L"], "link", "set", "gl", "up")
+        # P: only its own subnet, and G does not forward (a new namespace's
+        # default), so P and L cannot reach each other but through impi-relay.
+        ip("link", "add", "gp", "netns", self.ns["G"], "type", "veth", "peer", "name", "pg", "netns", self.ns["P"])
+        ip("-n", self.ns["G"], "addr", "add", G_PRIVATE + "/24", "dev", "gp")
+        ip("-n", self.ns["P"], "addr", "add", P_ADDR + "/24", "dev", "pg")
+        ip("-n", self.ns["G"], "link", "set", "gp", "up")
+        ip("-n", self.ns["P"], "link", "set", "pg", "up")
 
     @staticmethod
     def pids_in(name):
@@ -186,8 +204,9 @@ class Test:
         self.build = os.path.abspath(build)
         self.mpirun = os.path.join(self.build, "bin", "mpirun")
         self.impi_server = os.path.join(self.build, "bin", "impi-server")
+        self.impi_relay = os.path.join(self.build, "bin", "impi-relay")
         mpicc = os.path.join(self.build, "bin", "mpicc")
-        for path in (self.mpirun, self.impi_server, mpicc):
+        for path in (self.mpirun, self.impi_server, self.impi_relay, mpicc):
             if not os.path.exists(path):
                 raise Skip(f"{path} is not built")
         try:
@@ -307,15 +326,29 @@ class Job:
             time.sleep(0.02)
         raise Fail(f"impi-server printed no address: {self.output('server')[1]}")
 
-    def start_gridmpi(self, k, np_, lam_client, extra=None):
+    def start_gridmpi(self, k, np_, lam_client, extra=None, side="G", server=None):
         env = {"IMPI_AUTH_NONE": "1", "IMPI_LAM_CLIENTS": str(lam_client)}
         env.update(extra or {})
         if os.environ.get("LAM_TEST_TRACE"):
             env["GRIDMPI_LOG_LEVEL"] = "trace"
         if os.environ.get("LAM_TEST_NO_DIALECT"):  # to see the job fail without IMPI_LAM_CLIENTS
             del env["IMPI_LAM_CLIENTS"]
-        self.spawn("gridmpi", ["ip", "netns", "exec", self.topo["G"], self.t.mpirun, "-client", str(k),
-                               self.address, "-np", str(np_), self.t.gridmpi_exe], self.env(env), 120)
+        self.spawn("gridmpi", ["ip", "netns", "exec", self.topo[side], self.t.mpirun, "-client", str(k),
+                               server or self.address, "-np", str(np_), self.t.gridmpi_exe], self.env(env), 120)
+
+    def start_impi_relay(self, k):
+        """impi-relay in G for client k on P's network; returns the address it prints."""
+        self.spawn("impi-relay", ["ip", "netns", "exec", self.topo["G"], self.t.impi_relay, "-relay", str(k),
+                                  self.address, "-net", G_PRIVATE + "/24"], self.env({}), 150)
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and self.procs["impi-relay"].poll() is None:
+            line = self.output("impi-relay")[0].strip()
+            if line:
+                say(f"{self.name}: impi-relay at {line}")
+                check(line.startswith(G_PRIVATE + ":"), f"impi-relay printed {line!r}, not an address on P's network")
+                return line
+            time.sleep(0.02)
+        raise Fail(f"impi-relay printed no address: {self.output('impi-relay')}")
 
     def start_relay(self, what, port, target, connections):
         """A recording relay in G (RELAY above); returns once it listens."""
@@ -434,12 +467,35 @@ def run_job(t, topo, name, gridmpi_client, record=None):
     check_job(job, topo, name, hung, ("gridmpi", "lam"))
 
 
+def run_relay_job(t, topo, name, gridmpi_client):
+    """gridmpi (1 rank, on P) as client gridmpi_client behind impi-relay in G,
+    LAM (2 ranks, on L) as the other client.  P cannot reach L: that the
+    job passes is the relay carrying both the server connection and the
+    host connection between LAM's IMPI daemon and the gridmpi rank (LAM
+    sees an ordinary IMPI host at the relay's public address)."""
+    job = Job(t, topo, name)
+    lam_client = 1 - gridmpi_client
+    try:
+        job.start_server()
+        relay = job.start_impi_relay(gridmpi_client)
+        unreachable = run(["ip", "netns", "exec", topo["P"], "ip", "route", "get", L_ADDR], timeout=10)
+        check(unreachable.returncode != 0, f"P has a route to L: {unreachable.stdout.strip()}")
+        job.start_gridmpi(gridmpi_client, 1, lam_client, side="P", server=relay)
+        job.start_lam(lam_client, 2, job.address)
+        hung = job.wait()
+    finally:
+        job.stop()
+    check_job(job, topo, name, hung, ("gridmpi", "lam"))
+
+
 CASES = {
     "lam_first": lambda t, topo: run_job(t, topo, "lam_first", 1),
     "gridmpi_first": lambda t, topo: run_job(t, topo, "gridmpi_first", 0),
     "lam_lam": lambda t, topo: run_lam_lam(t, topo, "lam_lam"),
+    "relay_lam_first": lambda t, topo: run_relay_job(t, topo, "relay_lam_first", 1),
+    "relay_gridmpi_first": lambda t, topo: run_relay_job(t, topo, "relay_gridmpi_first", 0),
 }
-DEFAULT = ["lam_first", "gridmpi_first", "lam_lam"]
+DEFAULT = ["lam_first", "gridmpi_first", "lam_lam", "relay_lam_first", "relay_gridmpi_first"]
 
 
 def main():
