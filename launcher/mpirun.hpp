@@ -24,6 +24,7 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <sstream>
 
 #include "conf/hostfile.hpp"
 #include "conf/registry.hpp"
@@ -218,7 +219,9 @@ class Mpirun {
   std::vector<UniqueFd> relay_forwards_;           // one LISTEN per rank, open for the job
   void relay_bytes(const std::byte* data, std::size_t n, Clock::time_point now);
   bool forward_through_relay(std::vector<impi::LocalHost>& hosts);
-  impi::relay::Endpoint start_local_relay();
+  // IMPI_RELAY_RSH: impi-relay here ('#': `shell` empty) or through the
+  // remote shell's words (e.g. "ssh front"); returns the ADDR:PORT it prints.
+  impi::relay::Endpoint start_relay(const std::vector<std::string>& shell, const std::string& setting);
   std::int64_t connect_retry_ = 10;
   std::chrono::milliseconds connect_sleep_{1000};
   ServerLink server_;

@@ -61,38 +61,57 @@ void Mpirun::read_client_settings() {
     server_address_.sin_addr.s_addr = htonl(relay->address);
     server_address_.sin_port = htons(relay->port);
   }
-  // And the third: IMPI_RELAY_RSH='#' starts impi-relay here, next to mpirun.
+  // And the third: IMPI_RELAY_RSH starts impi-relay, '#' here, next to
+  // mpirun, any other value through that remote shell on the front end.
   const char* relay_rsh = std::getenv("IMPI_RELAY_RSH");
   if (relay_rsh && *relay_rsh) {
+    std::vector<std::string> shell;
     if (std::string_view(relay_rsh) != "#") {
-      print_err(std::string("mpirun: IMPI_RELAY_RSH is '") + relay_rsh +
-                "': only '#' (start impi-relay on this host) is supported; on another host start impi-relay by hand "
-                "and set IMPI_RELAYADDR and IMPI_RELAYPORT");
-      std::exit(255);
+      std::istringstream words(relay_rsh);
+      for (std::string w; words >> w;) shell.push_back(w);
+      if (shell.empty()) {
+        print_err(std::string("mpirun: IMPI_RELAY_RSH is '") + relay_rsh +
+                  "': set it to '#' (impi-relay on this host) or to a remote shell and the front end, e.g. 'ssh "
+                  "front'");
+        std::exit(255);
+      }
     }
     if (!relay_given_.empty()) {
       print_err("mpirun: IMPI_RELAY_RSH and IMPI_RELAYADDR/IMPI_RELAYPORT are both set: unset one");
       std::exit(255);
     }
-    auto relay = start_local_relay();
+    auto relay = start_relay(shell, relay_rsh);
     relay_given_ = impi::relay::to_string(relay);
     server_address_.sin_addr.s_addr = htonl(relay.address);
     server_address_.sin_port = htons(relay.port);
   }
 }
 
-// impi-relay (bin/ next to mpirun) for IMPI_RELAY_RSH='#': it ends when
-// mpirun's server connection does, and with mpirun (PR_SET_PDEATHSIG), so
-// a failed mpirun leaves no relay.  Returns the ADDR:PORT it prints; exits
-// with one line when it does not start (the relay's own line comes first).
-impi::relay::Endpoint Mpirun::start_local_relay() {
-  std::string exe = (installation_root() / "bin" / "impi-relay").string();
-  std::string server = impi::relay::to_string(
+// impi-relay for IMPI_RELAY_RSH (bin/ next to mpirun; through a remote
+// shell, the same path on the front end).  Here ('#') it ends when mpirun's
+// server connection does, and with mpirun (PR_SET_PDEATHSIG), so a failed
+// mpirun leaves no relay.  Through a remote shell the shell gets that
+// signal, and the relay, which may not hear of it, is started with -idle:
+// it ends by itself if this mpirun never connects.  Returns the ADDR:PORT
+// it prints; exits with one line when it does not start (the relay's or
+// the shell's own line comes first).
+impi::relay::Endpoint Mpirun::start_relay(const std::vector<std::string>& shell, const std::string& setting) {
+  const std::string exe = (installation_root() / "bin" / "impi-relay").string();
+  const std::string server = impi::relay::to_string(
       impi::relay::Endpoint{ntohl(server_address_.sin_addr.s_addr), ntohs(server_address_.sin_port)});
-  std::string client = std::to_string(options_.client);
+  const std::string what = "impi-relay (IMPI_RELAY_RSH='" + setting + "')";
+  std::vector<std::string> argv = shell;
+  for (std::string a : {exe, std::string("-relay"), std::to_string(options_.client), server}) argv.push_back(a);
+  if (!shell.empty()) {
+    argv.push_back("-idle");
+    argv.push_back("60");
+  }
+  std::vector<char*> args;
+  for (auto& a : argv) args.push_back(a.data());
+  args.push_back(nullptr);
   int out[2];
   if (::pipe2(out, O_CLOEXEC) != 0) {
-    print_err(std::string("mpirun: cannot start impi-relay (IMPI_RELAY_RSH='#'): ") + std::strerror(errno));
+    print_err("mpirun: cannot start " + what + ": " + std::strerror(errno));
     std::exit(255);
   }
   pid_t parent = ::getpid();
@@ -101,14 +120,17 @@ impi::relay::Endpoint Mpirun::start_local_relay() {
     ::prctl(PR_SET_PDEATHSIG, SIGTERM);
     if (::getppid() != parent) ::_exit(1);
     ::dup2(out[1], 1);
-    ::execl(exe.c_str(), exe.c_str(), "-relay", client.c_str(), server.c_str(), static_cast<char*>(nullptr));
-    std::string line = "mpirun: cannot run " + exe + ": " + std::strerror(errno) + "\n";
-    (void)!::write(2, line.data(), line.size());
+    int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (null >= 0) ::dup2(null, 0);  // a remote shell must not read mpirun's input
+    ::execvp(args[0], args.data());
+    std::string line = "!cannot run " + argv[0] + ": " + std::strerror(errno) + "\n";  // for the parent's line
+    (void)!::write(1, line.data(), line.size());
     ::_exit(127);
   }
   ::close(out[1]);
   std::string line;
-  auto deadline = Clock::now() + std::chrono::seconds(10);
+  // A remote shell may take a while to log in.
+  auto deadline = Clock::now() + std::chrono::seconds(shell.empty() ? 10 : 30);
   while (pid > 0 && line.find('\n') == std::string::npos && Clock::now() < deadline) {
     pollfd p{out[0], POLLIN, 0};
     int left = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count());
@@ -122,8 +144,12 @@ impi::relay::Endpoint Mpirun::start_local_relay() {
   auto relay = impi::relay::parse_endpoint(line.substr(0, line.find('\n')));
   if (!relay) {
     if (pid > 0) ::kill(pid, SIGTERM);
-    print_err("mpirun: impi-relay (IMPI_RELAY_RSH='#') did not start" +
-              std::string(pid > 0 ? " (its message, if any, is above)" : std::string(": ") + std::strerror(errno)));
+    std::string seen = line.substr(0, line.find('\n'));
+    print_err("mpirun: " + what + " did not start" +
+              (pid <= 0                 ? std::string(": ") + std::strerror(errno)
+               : seen.starts_with('!') ? ": " + seen.substr(1)
+               : !seen.empty()          ? " (it printed '" + seen.substr(0, 80) + "', not the relay's ADDR:PORT)"
+                                        : std::string(" (its message, if any, is above)")));
     std::exit(255);
   }
   return *relay;

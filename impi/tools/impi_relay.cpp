@@ -4,7 +4,7 @@
 // splices TCP connections between them, never reading what they carry past
 // one request line (impi/relay.hpp): TLS stays end to end.
 //
-//   impi-relay -relay K ADDR:PORT [-net PRIVNET] [-port P] [-v] [-h]
+//   impi-relay -relay K ADDR:PORT [-net PRIVNET] [-port P] [-idle S] [-v] [-h]
 //
 // It prints its own ADDR:PORT (on the private network) for the private
 // cluster's `mpirun -client K ADDR:PORT`.  What arrives there:
@@ -15,8 +15,10 @@
 //    the public side that forwards every connection to that listener, for
 //    as long as the request's connection stays open.
 // The relay ends when mpirun's server connection does (the job is over),
-// on SIGTERM/SIGINT, and with one line and status 1 when it cannot reach
-// impi-server.
+// on SIGTERM/SIGINT, with one line and status 1 when it cannot reach
+// impi-server, and with -idle S (mpirun passes it when it starts the relay
+// through IMPI_RELAY_RSH) when no mpirun came within S seconds: a relay on
+// another host outlives a remote shell that mpirun's end only hangs up.
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -50,11 +52,12 @@ using relay::Endpoint;
 using relay::Line;
 
 const char* const usage_text =
-    "usage: impi-relay -relay K ADDR:PORT [-net PRIVNET] [-port P] [-v] [-h]\n"
+    "usage: impi-relay -relay K ADDR:PORT [-net PRIVNET] [-port P] [-idle S] [-v] [-h]\n"
     "  -relay K ADDR:PORT  the private cluster is IMPI client K; ADDR:PORT is impi-server's\n"
     "  -net PRIVNET        the private network (a.b.c.d[/n]; default IMPI_NETWORK, else the first\n"
     "                      interface that is not the one towards impi-server)\n"
     "  -port P             the port for the private cluster (default: any free port)\n"
+    "  -idle S             end (status 1) if no mpirun connected within S seconds\n"
     "  -v                  one line per connection on stderr\n"
     "Prints ADDR:PORT for the private cluster's mpirun -client K ADDR:PORT.\n";
 
@@ -199,6 +202,9 @@ class Relay {
 
   // A splice of mpirun's server connection ended: the job is over.
   void server_splice_ended() { done_ = true; }
+  // mpirun's server connection arrived (-idle stops counting).
+  void mpirun_came() { mpirun_came_ = true; }
+  void set_idle_limit(std::chrono::seconds s) { idle_limit_ = s; }
   void fatal(const std::string& line) {
     if (!fatal_) fatal_ = line;
   }
@@ -234,6 +240,8 @@ class Relay {
   int epoll_ = -1, listen_fd_ = -1, signals_ = -1;
   std::set<std::unique_ptr<Handler>> handlers_;
   bool done_ = false;
+  bool mpirun_came_ = false;
+  std::optional<std::chrono::seconds> idle_limit_;
   std::optional<std::string> fatal_;
 };
 
@@ -480,6 +488,7 @@ class Accepted : public Handler {
       case relay::Start::undecided: return;
       case relay::Start::no: {
         // mpirun's IMPI client: to impi-server, announced.
+        relay_.mpirun_came();
         std::string greeting = relay::format(Line{Line::Kind::relay, relay_.me(), ""});
         int fd = fd_;
         give_up_fd();
@@ -571,10 +580,13 @@ int Relay::run() {
   add(std::make_unique<Listening>(*this), {{listen_fd_, EPOLLIN}});
   add(std::make_unique<Signals>(signals_, &stop), {{signals_, EPOLLIN}});
   epoll_event events[64];
+  const auto started = Clock::now();
   while (!stop && !done_ && !fatal_) {
     int n = epoll_wait(epoll_, events, 64, 200);
     for (int k = 0; k < n; ++k) static_cast<Handler*>(events[k].data.ptr)->on_event(events[k].events);
     auto now = Clock::now();
+    if (idle_limit_ && !mpirun_came_ && now - started >= *idle_limit_)
+      fatal_ = fmt::format("no mpirun -client connected within {} s (-idle): ending", idle_limit_->count());
     for (auto& h : handlers_) h->on_tick(now);
     for (auto it = handlers_.begin(); it != handlers_.end();) {
       if ((*it)->dead) it = handlers_.erase(it);
@@ -592,6 +604,7 @@ int main_impl(int argc, char** argv) {
   std::optional<Endpoint> server;
   std::string net;
   long port = 0;
+  long idle = 0;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "-relay" && i + 2 < argc) {
@@ -607,6 +620,10 @@ int main_impl(int argc, char** argv) {
       char* end = nullptr;
       port = std::strtol(argv[++i], &end, 10);
       if (*end || port < 0 || port > 65535) throw Fatal{fmt::format("-port {}: want 0..65535", argv[i])};
+    } else if (a == "-idle" && i + 1 < argc) {
+      char* end = nullptr;
+      idle = std::strtol(argv[++i], &end, 10);
+      if (!*argv[i] || *end || idle < 1 || idle > 86400) throw Fatal{fmt::format("-idle {}: want 1..86400 seconds", argv[i])};
     } else if (a == "-v") {
       verbose = true;
     } else if (a == "-h" || a == "-help" || a == "--help") {
@@ -646,6 +663,7 @@ int main_impl(int argc, char** argv) {
     if (private_address == 0) private_address = towards_server;
   }
   Relay relay(*server, private_address, static_cast<std::uint16_t>(port));
+  if (idle > 0) relay.set_idle_limit(std::chrono::seconds(idle));
   std::printf("%s\n", relay::to_string(relay.me()).c_str());
   std::fflush(stdout);
   note(fmt::format("relaying for impi-server {}; public side {}", relay::to_string(*server),

@@ -27,6 +27,11 @@ Cases (all by default, or name some):
   rsh_local     IMPI_RELAY_RSH='#': cluster 1's mpirun, on the front end F,
                 given the server's address, starts impi-relay itself; its
                 ranks' IMPI connections all go to the relay; no relay left
+  rsh_remote    IMPI_RELAY_RSH='ip netns exec F' (a remote shell into the
+                front end): cluster 1's mpirun on B, given the server's
+                address, starts impi-relay on F through it; a shell that
+                cannot be run is one line; a relay whose mpirun never comes
+                ends by itself (-idle)
 
     test_relay.py --build BUILD_DIR [-v] [CASE...]
 """
@@ -255,17 +260,55 @@ def case_rsh_local(env):
               f"cluster 1's IMPI connections should all be with the relay at {F_PRIVATE}: {peers}")
         server.wait(timeout=20)
         nothing_left(wan)
-        # Any other value: one line.
-        c1 = start(wan, "F", [os.path.join(env.bin, "mpirun"), "-client", "1", address, "-np", "1", env.check_prog],
-                   dict(env.base, IMPI_RELAY_RSH="ssh"))
+
+
+def case_rsh_remote(env):
+    with topology(env) as wan:
+        server, address = server_in_a(env, wan)
+        debug = dict(env.base, GRIDMPI_LOG_LEVEL="debug")
+        # Cluster 1's mpirun on the private network B, given the server's
+        # address (no route from B); IMPI_RELAY_RSH a "remote shell" into the
+        # front end F: `ip netns exec` runs the relay there as ssh would.
+        rsh = f"ip netns exec {wan['F']}"
+        c0 = start(wan, "A", [os.path.join(env.bin, "mpirun"), "-client", "0", address, "-np", "2", env.check_prog],
+                   env.base)
+        c1 = start(wan, "B", [os.path.join(env.bin, "mpirun"), "-client", "1", address, "-np", "2", env.check_prog],
+                   dict(debug, IMPI_RELAY_RSH=rsh))
+        _, err1 = c1.communicate(timeout=100)
+        _, err0 = c0.communicate(timeout=30)
+        check(c0.returncode == 0 and c1.returncode == 0,
+              f"exit {c0.returncode}, {c1.returncode}: {err0[-1500:]} | {err1[-1500:]}")
+        peers = [line.split("connection with ")[1].split(":")[0] for line in err1.splitlines()
+                 if "connection with " in line]
+        say(f"cluster 1's IMPI connections: {peers}")
+        check(peers and all(p == F_PRIVATE for p in peers),
+              f"cluster 1's IMPI connections should all be with the relay at {F_PRIVATE}: {peers}")
+        server.wait(timeout=20)
+        nothing_left(wan)
+        # A remote shell that cannot be run: one line, at once.
+        c1 = start(wan, "B", [os.path.join(env.bin, "mpirun"), "-client", "1", address, "-np", "1", env.check_prog],
+                   dict(env.base, IMPI_RELAY_RSH="/nonexistent/rsh front"))
         _, err = c1.communicate(timeout=30)
-        say(f"IMPI_RELAY_RSH=ssh: {err.strip()!r}")
-        check(c1.returncode != 0 and len(error_lines(err)) == 1 and "IMPI_RELAY_RSH" in err, f"{c1.returncode} {err!r}")
+        say(f"IMPI_RELAY_RSH=/nonexistent/rsh: {err.strip()!r}")
+        check(c1.returncode != 0 and len(error_lines(err)) == 1 and "IMPI_RELAY_RSH" in err
+              and "/nonexistent/rsh" in err and "No such file" in err, f"{c1.returncode} {err!r}")
+        # A relay whose mpirun never comes (-idle, which mpirun passes through
+        # a remote shell): it ends by itself, one line, status 1.
+        began = time.monotonic()
+        p = start(wan, "F", [os.path.join(env.bin, "impi-relay"), "-relay", "1", address, "-idle", "1"], env.base)
+        out, err = p.communicate(timeout=15)
+        took = time.monotonic() - began
+        say(f"impi-relay -idle 1: {err.strip()!r} after {took:.1f} s")
+        check(p.returncode == 1 and len(error_lines(err)) == 1 and "-idle" in err and took < 5,
+              f"{p.returncode} after {took:.1f} s: {err!r}")
+        server.terminate()
+        server.wait(timeout=20)
+        nothing_left(wan)
 
 
 CASES = {"programs": case_programs, "programs_tls": case_programs_tls, "kill": case_kill,
          "bad_server": case_bad_server, "no_relay": case_no_relay, "no_private": case_no_private,
-         "rsh_local": case_rsh_local}
+         "rsh_local": case_rsh_local, "rsh_remote": case_rsh_remote}
 
 
 if __name__ == "__main__":
