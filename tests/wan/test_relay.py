@@ -241,23 +241,29 @@ def case_no_private(env):
         nothing_left(wan)
 
 
+def job_through_started_relay(env, wan, address, site, rsh):
+    """A 2 + 2 job: cluster 0 in A, cluster 1's mpirun in `site` with
+    IMPI_RELAY_RSH=rsh, given the server's address.  Both end with 0, every
+    IMPI connection of cluster 1 is with the relay, nothing is left."""
+    c0 = start(wan, "A", [os.path.join(env.bin, "mpirun"), "-client", "0", address, "-np", "2", env.check_prog],
+               env.base)
+    c1 = start(wan, site, [os.path.join(env.bin, "mpirun"), "-client", "1", address, "-np", "2", env.check_prog],
+               dict(env.base, GRIDMPI_LOG_LEVEL="debug", IMPI_RELAY_RSH=rsh))
+    _, err1 = c1.communicate(timeout=100)
+    _, err0 = c0.communicate(timeout=30)
+    check(c0.returncode == 0 and c1.returncode == 0,
+          f"exit {c0.returncode}, {c1.returncode}: {err0[-1500:]} | {err1[-1500:]}")
+    peers = [line.split("connection with ")[1].split(":")[0] for line in err1.splitlines()
+             if "connection with " in line]
+    say(f"cluster 1's IMPI connections: {peers}")
+    check(peers and all(p == F_PRIVATE for p in peers),
+          f"cluster 1's IMPI connections should all be with the relay at {F_PRIVATE}: {peers}")
+
+
 def case_rsh_local(env):
     with topology(env) as wan:
         server, address = server_in_a(env, wan)
-        debug = dict(env.base, GRIDMPI_LOG_LEVEL="debug")
-        c0 = start(wan, "A", [os.path.join(env.bin, "mpirun"), "-client", "0", address, "-np", "2", env.check_prog],
-                   env.base)
-        c1 = start(wan, "F", [os.path.join(env.bin, "mpirun"), "-client", "1", address, "-np", "2", env.check_prog],
-                   dict(debug, IMPI_RELAY_RSH="#"))
-        _, err1 = c1.communicate(timeout=100)
-        _, err0 = c0.communicate(timeout=30)
-        check(c0.returncode == 0 and c1.returncode == 0,
-              f"exit {c0.returncode}, {c1.returncode}: {err0[-1500:]} | {err1[-1500:]}")
-        peers = [line.split("connection with ")[1].split(":")[0] for line in err1.splitlines()
-                 if "connection with " in line]
-        say(f"cluster 1's IMPI connections: {peers}")
-        check(peers and all(p == F_PRIVATE for p in peers),
-              f"cluster 1's IMPI connections should all be with the relay at {F_PRIVATE}: {peers}")
+        job_through_started_relay(env, wan, address, "F", "#")
         server.wait(timeout=20)
         nothing_left(wan)
 
@@ -265,24 +271,10 @@ def case_rsh_local(env):
 def case_rsh_remote(env):
     with topology(env) as wan:
         server, address = server_in_a(env, wan)
-        debug = dict(env.base, GRIDMPI_LOG_LEVEL="debug")
         # Cluster 1's mpirun on the private network B, given the server's
         # address (no route from B); IMPI_RELAY_RSH a "remote shell" into the
         # front end F: `ip netns exec` runs the relay there as ssh would.
-        rsh = f"ip netns exec {wan['F']}"
-        c0 = start(wan, "A", [os.path.join(env.bin, "mpirun"), "-client", "0", address, "-np", "2", env.check_prog],
-                   env.base)
-        c1 = start(wan, "B", [os.path.join(env.bin, "mpirun"), "-client", "1", address, "-np", "2", env.check_prog],
-                   dict(debug, IMPI_RELAY_RSH=rsh))
-        _, err1 = c1.communicate(timeout=100)
-        _, err0 = c0.communicate(timeout=30)
-        check(c0.returncode == 0 and c1.returncode == 0,
-              f"exit {c0.returncode}, {c1.returncode}: {err0[-1500:]} | {err1[-1500:]}")
-        peers = [line.split("connection with ")[1].split(":")[0] for line in err1.splitlines()
-                 if "connection with " in line]
-        say(f"cluster 1's IMPI connections: {peers}")
-        check(peers and all(p == F_PRIVATE for p in peers),
-              f"cluster 1's IMPI connections should all be with the relay at {F_PRIVATE}: {peers}")
+        job_through_started_relay(env, wan, address, "B", f"ip netns exec {wan['F']}")
         server.wait(timeout=20)
         nothing_left(wan)
         # A remote shell that cannot be run: one line, at once.
