@@ -66,7 +66,8 @@ struct Comm {
   // Hints given by MPI_Comm_set_info / MPI_Comm_dup_with_info (none are acted on yet).
   std::vector<std::pair<std::string, std::string>> info_hints;
   // Per-communicator collective state (selected algorithms, sequence numbers).
-  std::shared_ptr<void> coll_state;
+  // A cache (the cost model of core/coll/model.cpp), hence mutable.
+  mutable std::shared_ptr<void> coll_state;
   // Non-blocking collectives started on this communicator (coll::nb::next_tag).
   std::uint32_t nb_sequence = 0;
   // Process topology (MPI_Cart_create, ...; core/topo.hpp), shared by dups.

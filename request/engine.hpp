@@ -121,6 +121,7 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
   const MatchQueues& queues() const noexcept { return queues_; }
   std::size_t rendezvous_threshold(int peer);
   std::string transport_name(int peer);
+  PeerLink peer_link(int world) const override;
   std::size_t pending_frames() const noexcept;
 
  private:

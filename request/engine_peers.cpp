@@ -113,6 +113,15 @@ std::size_t EngineImpl::rendezvous_threshold(int world) { return peer(world).thr
 
 std::string EngineImpl::transport_name(int world) { return peer(world).transport->name(); }
 
+Engine::PeerLink EngineImpl::peer_link(int world) const {
+  if (world < 0 || world >= size_)
+    throw MpiError(MPI_ERR_RANK, fmt::format("world rank {} outside 0..{}", world, size_ - 1));
+  p2p::Capabilities caps;
+  p2p::Transport* t = best_transport(world, &caps);
+  if (!t) throw MpiError(MPI_ERR_OTHER, fmt::format("rank {}: no transport reaches rank {}", rank_, world));
+  return PeerLink{t->name(), caps.latency_us, caps.bandwidth_bytes_per_s};
+}
+
 std::size_t EngineImpl::pending_frames() const noexcept {
   std::size_t n = 0;
   for (int w : peers_with_pending_) n += peers_[w].pending.size();

@@ -127,6 +127,17 @@ class Engine {
   // control service), then every peer's (index = world rank).
   virtual std::string endpoint() = 0;
   virtual void set_peer_endpoints(const std::vector<std::string>& endpoints) = 0;
+
+  // What the transport that reaches world rank `world` declares: its name,
+  // one-way latency and bandwidth (the collectives' cost model falls back on
+  // them when the site was never calibrated, core/coll/model.hpp).  A query:
+  // nothing is set up.  Throws MpiError when no transport reaches it.
+  struct PeerLink {
+    const char* transport = "";
+    double latency_us = 0;
+    double bandwidth_bytes_per_s = 0;
+  };
+  virtual PeerLink peer_link(int world) const = 0;
   // Waits until every transport made the connections it must make before
   // MPI_Init returns (IMPI's host connections); throws MpiError on failure.
   virtual void wait_ready() = 0;

@@ -164,6 +164,7 @@ void bcast_linear(const BcastArgs&, core::Comm&);
 void bcast_binomial(const BcastArgs&, core::Comm&);
 void bcast_scatter_ring_allgather(const BcastArgs&, core::Comm&);
 void bcast_scatter_recursive_doubling_allgather(const BcastArgs&, core::Comm&);
+void bcast_hybrid(const BcastArgs&, core::Comm&);
 
 void gather_linear(const GatherArgs&, core::Comm&);
 void gather_binomial(const GatherArgs&, core::Comm&);

@@ -26,6 +26,7 @@ const Algorithm<BarrierArgs> barrier_table[] = {
 };
 const Algorithm<BcastArgs> bcast_table[] = {
     {"binomial", bcast_binomial},
+    {"hybrid", bcast_hybrid},
     {"linear", bcast_linear},
     {"scatter_recursive_doubling_allgather", bcast_scatter_recursive_doubling_allgather,
      power_of_two_comm_bcast},

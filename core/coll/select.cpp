@@ -22,6 +22,7 @@
 #include "core/coll/algorithm.hpp"
 #include "core/coll/coll.hpp"
 #include "core/coll/impi.hpp"
+#include "core/coll/model.hpp"
 #include "core/coll/util.hpp"
 #include "core/coll/wan.hpp"
 #include "base/error.hpp"
@@ -43,7 +44,7 @@ using conf::Level;
       "force the " #kind " algorithm (auto = choose by communicator and message size)",    \
       Level::tuner, {"GRIDMPI_" upper "_ALGORITHM"}};
 GRIDMPI_COLL_PARAM(barrier, "BARRIER", "dissemination", "linear")
-GRIDMPI_COLL_PARAM(bcast, "BCAST", "binomial", "linear", "scatter_recursive_doubling_allgather",
+GRIDMPI_COLL_PARAM(bcast, "BCAST", "binomial", "hybrid", "linear", "scatter_recursive_doubling_allgather",
                    "scatter_ring_allgather")
 GRIDMPI_COLL_PARAM(gather, "GATHER", "binomial", "linear")
 GRIDMPI_COLL_PARAM(gatherv, "GATHERV", "linear")
@@ -285,12 +286,27 @@ const Algorithm<Args<K>>* first_rule(const Args<K>& a, const core::Comm& c, std:
   return nullptr;
 }
 
+// MPI_Bcast by the cost model (core/coll/model.hpp): ring, or hybrid d (d = 1
+// is the binomial tree, run typed); nullptr with coll.model=rules.
+const Algorithm<BcastArgs>* bcast_by_model(const core::Comm& c, std::size_t bytes) {
+  if (model::rules_only()) return nullptr;
+  const model::CommModel& m = model::of(c);
+  static const Algorithm<BcastArgs>* const ring = find_algorithm<Kind::bcast>("scatter_ring_allgather");
+  static const Algorithm<BcastArgs>* const binomial = find_algorithm<Kind::bcast>("binomial");
+  static const Algorithm<BcastArgs>* const hybrid = find_algorithm<Kind::bcast>("hybrid");
+  const model::Choice choice = model::choose(bytes, c.size, m);
+  return choice.ring ? ring : choice.d == 1 ? binomial : hybrid;
+}
+
 template <Kind K>
 const Algorithm<Args<K>>& default_choice(const Args<K>& a, const core::Comm& c) {
   std::size_t bytes = message_bytes<K>(a, c);
   if constexpr (Crowded<K>::defined) {
     if (crowded())
       if (const Algorithm<Args<K>>* algorithm = first_rule<K, Crowded<K>>(a, c, bytes)) return *algorithm;
+  }
+  if constexpr (K == Kind::bcast) {
+    if (const Algorithm<BcastArgs>* algorithm = bcast_by_model(c, bytes)) return *algorithm;
   }
   if (const Algorithm<Args<K>>* algorithm = first_rule<K, Defaults<K>>(a, c, bytes)) return *algorithm;
   // The tables end with an algorithm correct for every call; this is the

@@ -27,6 +27,9 @@ Every tests/mpi/*.list file names the runs, one program per line:
                reads it): not run split over clusters (--clusters)
 * clusters     the run means something only split over clusters (e.g. it
                forces the wide-area collectives): run with --clusters only
+* plain        only the listed runs: ctest registers no variant (thread,
+               vendor, nounix, clusters) of the entry (a matrix of forced
+               settings whose variants the default entry covers)
 
 --clusters SPLIT runs every run as a multi-cluster job (impi-server and one
 mpirun -client per cluster, through tests/impi/multicluster, whose top says
@@ -130,6 +133,8 @@ def parse_list(path):
                     homogeneous = True
                 elif opt == "clusters":
                     clusters_only = True
+                elif opt == "plain":
+                    pass  # read by tests/mpi/CMakeLists.txt
                 elif opt.startswith("cluster-expect="):
                     val = opt[len("cluster-expect="):]
                     cluster_expect = "nonzero" if val == "nonzero" else int(val)

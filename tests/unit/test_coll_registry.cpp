@@ -6,12 +6,14 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "conf/registry.hpp"
 #include "core/coll/algorithm.hpp"
 #include "core/coll/util.hpp"
 #include "core/datatype.hpp"
@@ -116,6 +118,10 @@ TEST_CASE("an unknown forced algorithm is an error that lists the valid names", 
 }
 
 TEST_CASE("selection keeps to algorithms correct for the call", "[coll]") {
+  // The fixed rules of select.cpp (MPI_Bcast's cost model needs a running
+  // job; test_coll_model.cpp tests it).
+  ::setenv("GRIDMPI_COLL_MODEL", "rules", 1);
+  conf::reset_cache_for_tests();
   auto comm = fake_comm(8);
   std::vector<int> buf(4096);
   coll::ReduceArgs small{buf.data(), buf.data(), 4, MPI_INT, MPI_SUM, 0};

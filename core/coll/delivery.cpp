@@ -1,0 +1,188 @@
+#include "core/coll/delivery.hpp"
+
+#include <algorithm>
+
+#include "base/error.hpp"
+#include "core/coll/coll.hpp"
+#include "core/coll/util.hpp"
+
+namespace gridmpi::coll {
+
+namespace {
+
+// The message cut into `parts` pieces; bytes of pieces [first, last).
+struct Pieces {
+  std::byte* data;
+  Split split;
+  std::size_t offset(int piece) const noexcept { return split.offset(piece); }
+  std::size_t bytes(int first, int last) const noexcept { return split.offset(last) - split.offset(first); }
+};
+
+// Zero-byte messages are skipped on both sides alike (both compute the same
+// sizes).
+void post_send(Requests& r, const Pieces& p, int first, int last, int dest, int tag, core::Comm& comm) {
+  std::size_t n = p.bytes(first, last);
+  if (n > 0) r.send(p.data + p.offset(first), byte_count(n), MPI_BYTE, dest, tag, comm);
+}
+void post_recv(Requests& r, const Pieces& p, int first, int last, int source, int tag, core::Comm& comm) {
+  std::size_t n = p.bytes(first, last);
+  if (n > 0) r.recv(p.data + p.offset(first), byte_count(n), MPI_BYTE, source, tag, comm);
+}
+
+int lowest_bit(int v) noexcept { return v & -v; }
+int ceil_power_of_two(int v) noexcept {
+  int p = 1;
+  while (p < v) p <<= 1;
+  return p;
+}
+
+// Binomial scatter over indices 0..m-1 of `members` (index 0 has the data):
+// afterwards index i holds pieces [i, i+1) (and, on the way, its subtree's).
+// Sends stay pending in `sends`.
+void scatter(const Pieces& p, int m, const Members& members, int tag, core::Comm& comm, Requests& sends) {
+  const int me = members.me;
+  int mask = 1;
+  while (mask < m) {
+    if (me & mask) {
+      Requests in;
+      post_recv(in, p, me, std::min(me + mask, m), members.rank(me - mask), tag, comm);
+      in.wait();
+      break;
+    }
+    mask <<= 1;
+  }
+  for (mask >>= 1; mask > 0; mask >>= 1) {
+    int child = me + mask;
+    if (child < m) post_send(sends, p, child, std::min(child + mask, m), members.rank(child), tag, comm);
+  }
+}
+
+// A group of `size` members sharing the d pieces: member k holds the chunk
+// of pieces [first(k), first(k+1)); chunks of a full group are single pieces.
+struct Chunks {
+  int d;
+  int size;
+  int first(int k) const noexcept { return static_cast<int>(Split{static_cast<std::size_t>(d), size}.offset(k)); }
+  int owner(int piece) const noexcept {
+    const int q = d / size, r = d % size;
+    return piece < r * (q + 1) ? piece / (q + 1) : r + (piece - r * (q + 1)) / q;
+  }
+};
+
+// Allgather of the chunks inside one group: `base` is the group's first
+// index, `k` this member's place in it; `root_here` when index 0 of the
+// delivery (which has everything and receives nothing) is member 0.
+void collect(const Pieces& p, const Chunks& c, int base, int k, bool root_here, const Members& members,
+             int tag, core::Comm& comm, Requests& sends) {
+  const int s = c.size;
+  if (s == 1) return;
+  const bool i_am_root = root_here && k == 0;
+  auto chunk_send = [&](int first_chunk, int chunks, int to) {  // chunks [first, first+chunks) mod s
+    if (root_here && to == 0) return;
+    int end = first_chunk + chunks;
+    int dest = members.rank(base + to);
+    if (end <= s) {
+      post_send(sends, p, c.first(first_chunk), c.first(end), dest, tag, comm);
+    } else {
+      post_send(sends, p, c.first(first_chunk), c.first(s), dest, tag, comm);
+      post_send(sends, p, c.first(0), c.first(end - s), dest, tag, comm);
+    }
+  };
+  auto chunk_recv = [&](Requests& in, int first_chunk, int chunks, int from) {
+    if (i_am_root) return;
+    int end = first_chunk + chunks;
+    int source = members.rank(base + from);
+    if (end <= s) {
+      post_recv(in, p, c.first(first_chunk), c.first(end), source, tag, comm);
+    } else {
+      post_recv(in, p, c.first(first_chunk), c.first(s), source, tag, comm);
+      post_recv(in, p, c.first(0), c.first(end - s), source, tag, comm);
+    }
+  };
+  if (is_power_of_two(s)) {
+    // Recursive doubling: partners swap everything they hold.
+    for (int mask = 1; mask < s; mask <<= 1) {
+      int partner = k ^ mask;
+      Requests in;
+      chunk_recv(in, partner & ~(mask - 1), mask, partner);
+      chunk_send(k & ~(mask - 1), mask, partner);
+      in.wait();
+    }
+    return;
+  }
+  // Dissemination: member k holds chunks [k, k + have) mod s and gets the
+  // next ones from k + have, which holds them as its first.
+  for (int have = 1; have < s;) {
+    int take = std::min(have, s - have);
+    Requests in;
+    chunk_recv(in, (k + have) % s, take, (k + have) % s);
+    chunk_send(k, take, (k - have + s) % s);
+    in.wait();
+    have += take;
+  }
+}
+
+}  // namespace
+
+void deliver_hybrid(std::byte* data, std::size_t n, int d, const Members& members, int tag, core::Comm& comm) {
+  const int size = members.size;
+  if (size <= 1 || n == 0) return;
+  if (d < 1 || d > size) throw MpiError(MPI_ERR_INTERN, "hybrid delivery: d outside 1..group size");
+  const Pieces p{data, Split{n, d}};
+  const int me = members.me;
+  const int groups = (size + d - 1) / d;
+  auto group_size = [&](int g) { return std::min(d, size - g * d); };
+  const int g = me / d, k = me % d;
+  Requests sends;
+
+  // 1. Scatter inside group 0 (always full: d <= size).
+  if (g == 0) scatter(p, d, members, tag, comm, sends);
+
+  // 2. Binomial tree over the groups: member k of a full group has piece k.
+  //    Only the last group may be smaller, and the last node of a binomial
+  //    tree is a leaf, so every sender is in a full group.
+  int mask = 1;
+  if (g > 0) {
+    mask = lowest_bit(g);
+    const int parent = (g - mask) * d;
+    const Chunks mine{d, group_size(g)};
+    Requests in;
+    for (int piece = mine.first(k); piece < mine.first(k + 1); ++piece)
+      post_recv(in, p, piece, piece + 1, members.rank(parent + piece), tag, comm);
+    in.wait();
+  } else {
+    mask = ceil_power_of_two(groups);
+  }
+  for (mask >>= 1; mask > 0; mask >>= 1) {
+    const int child = g + mask;
+    if (child >= groups) continue;
+    const Chunks theirs{d, group_size(child)};
+    post_send(sends, p, k, k + 1, members.rank(child * d + theirs.owner(k)), tag, comm);
+  }
+
+  // 3. Collect inside each group.
+  collect(p, Chunks{d, group_size(g)}, g * d, k, g == 0, members, tag, comm, sends);
+  sends.wait();
+}
+
+void deliver_ring(std::byte* data, std::size_t n, const Members& members, int tag, core::Comm& comm) {
+  const int size = members.size;
+  if (size <= 1 || n == 0) return;
+  const Pieces p{data, Split{n, size}};
+  const int me = members.me;
+  Requests sends;
+  scatter(p, size, members, tag, comm, sends);
+  // Step s: index i passes piece i - s to its right neighbour.  Index 0 has
+  // every piece, so its left neighbour does not send to it.
+  const int right = (me + 1) % size, left = (me - 1 + size) % size;
+  for (int step = 0; step < size - 1; ++step) {
+    int out = (me - step + size) % size, in_piece = (me - step - 1 + size) % size;
+    Requests in;
+    if (me != 0) post_recv(in, p, in_piece, in_piece + 1, members.rank(left), tag, comm);
+    if (right != 0) post_send(sends, p, out, out + 1, members.rank(right), tag, comm);
+    in.wait();
+  }
+  sends.wait();
+}
+
+}  // namespace gridmpi::coll

@@ -1,0 +1,292 @@
+// The broadcast family's cost model (model.hpp).  Compiled without
+// floating-point contraction (core/CMakeLists.txt), so that every process
+// computes bit for bit the same estimates.
+#include "core/coll/model.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "base/error.hpp"
+#include "conf/log.hpp"
+#include "conf/registry.hpp"
+#include "core/runtime.hpp"
+#include "request/request.hpp"
+
+namespace gridmpi::coll::model {
+
+namespace {
+
+const conf::ChoiceParam model_param{
+    "coll.model", "auto", {"auto", "1", "2", "3", "rules"},
+    "the cost model that chooses MPI_Bcast's algorithm (ring or hybrid d) and the d of hybrid: 1 = the "
+    "transports' declared latency and bandwidth; 2 = the measured latencies and per-byte costs at the "
+    "message's size; 3 = per-byte costs at n, n/2 and n/4; auto = 3 where gridmpi-calibrate measured the "
+    "level, else 1; rules = the fixed size thresholds of core/coll/select.cpp (no model); give every "
+    "process the same value",
+    conf::Level::tuner};
+
+// One level's section, [coll.calibration.<level>], written by gridmpi-calibrate.
+struct LevelParams {
+  conf::Param<double> s1, s2;
+  conf::Param<std::string> m1, m2, source;
+};
+#define GRIDMPI_MODEL_LEVEL(L, where)                                                                        \
+  LevelParams{                                                                                               \
+      {"coll.calibration." L ".s1", 0.0, "seconds",                                                                \
+       "one-way latency " where " (half a zero-byte ping-pong); 0 = not calibrated (gridmpi-calibrate)",     \
+       conf::Level::tuner},                                                                                        \
+      {"coll.calibration." L ".s2", 0.0, "seconds",                                                                \
+       "latency of a zero-byte exchange " where " (MPI_Sendrecv after a barrier)", conf::Level::tuner},            \
+      {"coll.calibration." L ".m1", "", "",                                                                        \
+       "one-way seconds per byte " where " by message size, \"SIZE:SECONDS ...\" (gridmpi-calibrate)",       \
+       conf::Level::tuner},                                                                                        \
+      {"coll.calibration." L ".m2", "", "",                                                                        \
+       "exchange seconds per byte " where " by message size, \"SIZE:SECONDS ...\" (gridmpi-calibrate)",      \
+       conf::Level::tuner},                                                                                        \
+      {"coll.calibration." L ".source", "", "", "how and when the figures " where " were measured",                \
+       conf::Level::tuner}}
+const LevelParams level_params[level_count] = {
+    GRIDMPI_MODEL_LEVEL("shm", "inside a host"),
+    GRIDMPI_MODEL_LEVEL("net", "over the cluster network"),
+    GRIDMPI_MODEL_LEVEL("wan", "between clusters"),
+};
+#undef GRIDMPI_MODEL_LEVEL
+
+template <class P>
+auto read(const P& p) {
+  try {
+    return p.get();
+  } catch (const conf::ConfigError& e) {
+    throw MpiError(MPI_ERR_ARG, e.what());
+  }
+}
+
+std::size_t parse_size(std::string_view text, std::string_view what) {
+  std::size_t value = 0, scale = 1;
+  if (!text.empty()) {
+    char last = text.back();
+    if (last == 'k' || last == 'K') scale = 1024;
+    if (last == 'm' || last == 'M') scale = 1024 * 1024;
+    if (last == 'g' || last == 'G') scale = 1024 * 1024 * 1024;
+    if (scale != 1) text.remove_suffix(1);
+  }
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty())
+    throw MpiError(MPI_ERR_ARG, fmt::format("{}: \"{}\" is not a size (bytes, k/m/g suffixes)", what, text));
+  return value * scale;
+}
+
+// ceil(log2 q) for q >= 1: the stages of a binomial tree or a recursive
+// doubling over q members.
+double stages(int q) {
+  int s = 0;
+  while ((1 << s) < q) ++s;
+  return s;
+}
+
+const std::string& model_setting() {
+  static const std::string value = read(model_param);  // read once
+  return value;
+}
+
+int which_model(const Costs& measured) {
+  const std::string& forced = model_setting();
+  if (forced == "auto") return measured.calibrated ? 3 : 1;
+  if (forced == "rules") return 0;
+  return forced[0] - '0';
+}
+
+}  // namespace
+
+bool rules_only() { return model_setting() == "rules"; }
+
+std::string_view level_name(Level level) {
+  switch (level) {
+    case Level::shm: return "shm";
+    case Level::net: return "net";
+    case Level::wan: return "wan";
+  }
+  return "?";
+}
+
+double Table::at(std::size_t bytes) const {
+  if (points.empty()) return 0;
+  if (bytes <= points.front().first) return points.front().second;
+  if (bytes >= points.back().first) return points.back().second;
+  auto hi = std::lower_bound(points.begin(), points.end(), bytes,
+                             [](const auto& point, std::size_t b) { return point.first < b; });
+  auto lo = hi - 1;
+  double x = std::log2(static_cast<double>(bytes)), x0 = std::log2(static_cast<double>(lo->first)),
+         x1 = std::log2(static_cast<double>(hi->first));
+  double t = (x - x0) / (x1 - x0);
+  return lo->second + t * (hi->second - lo->second);
+}
+
+Table parse_table(std::string_view text, std::string_view what) {
+  Table table;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    while (pos < text.size() && (text[pos] == ' ' || text[pos] == ',' || text[pos] == '\t')) ++pos;
+    if (pos >= text.size()) break;
+    std::size_t end = text.find_first_of(" ,\t", pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view item = text.substr(pos, end - pos);
+    pos = end;
+    std::size_t colon = item.find(':');
+    if (colon == std::string_view::npos)
+      throw MpiError(MPI_ERR_ARG, fmt::format("{}: \"{}\" is not SIZE:SECONDS_PER_BYTE", what, item));
+    std::size_t size = parse_size(item.substr(0, colon), what);
+    std::string number(item.substr(colon + 1));
+    char* stop = nullptr;
+    double seconds = std::strtod(number.c_str(), &stop);
+    if (number.empty() || stop != number.c_str() + number.size() || !(seconds >= 0) || !std::isfinite(seconds))
+      throw MpiError(MPI_ERR_ARG, fmt::format("{}: \"{}\" is not a cost in seconds per byte", what, number));
+    if (!table.points.empty() && size <= table.points.back().first)
+      throw MpiError(MPI_ERR_ARG, fmt::format("{}: sizes must increase ({} after {})", what, size,
+                                              table.points.back().first));
+    table.points.emplace_back(size, seconds);
+  }
+  return table;
+}
+
+std::string format_table(const Table& table) {
+  std::string out;
+  for (const auto& [size, seconds] : table.points) {
+    if (!out.empty()) out += ' ';
+    out += fmt::format("{}:{:.4g}", size, seconds);
+  }
+  return out;
+}
+
+Costs costs(Level level, double declared_latency_us, double declared_bandwidth) {
+  const LevelParams& p = level_params[static_cast<int>(level)];
+  Costs c;
+  c.s1 = read(p.s1);
+  c.s2 = read(p.s2);
+  std::string m1 = read(p.m1), m2 = read(p.m2);
+  if (c.s1 > 0 && !m1.empty()) {
+    c.m1 = parse_table(m1, fmt::format("coll.calibration.{}.m1", level_name(level)));
+    c.m2 = m2.empty() ? c.m1 : parse_table(m2, fmt::format("coll.calibration.{}.m2", level_name(level)));
+    if (c.s2 <= 0) c.s2 = c.s1;
+    c.calibrated = true;
+    c.source = read(p.source);
+    if (c.source.empty()) c.source = fmt::format("coll.calibration.{}", level_name(level));
+    return c;
+  }
+  return declared_costs(declared_latency_us, declared_bandwidth);
+}
+
+Costs declared_costs(double latency_us, double bandwidth) {
+  Costs c;
+  c.s1 = c.s2 = latency_us * 1e-6;
+  double per_byte = bandwidth > 0 ? 1.0 / bandwidth : 0;
+  c.m1.points = {{1, per_byte}};
+  c.m2 = c.m1;
+  c.source = fmt::format("declared by the transport ({} us, {:.3g} B/s)", latency_us, bandwidth);
+  return c;
+}
+
+// Table 2 (models 1 and 2) with M taken at `at`, or Table 3 (model 3).
+double estimate_ring(std::size_t n, int p, const Costs& c, int which) {
+  if (p <= 1 || n == 0) return 0;
+  const double bytes = static_cast<double>(n), q = p;
+  const double latency = c.s1 * (2 * stages(p) + 2 * (q - 1));
+  if (which == 3)
+    return 0.5 * bytes * c.m1.at(n / 2) + (5 * q - 6) / (2 * q) * bytes * c.m1.at(n / 4) + latency;
+  return 3 * (q - 1) / q * bytes * c.m1.at(n) + latency;
+}
+
+double estimate_hybrid(std::size_t n, int p, int d, const Costs& c, int which) {
+  if (p <= 1 || n == 0) return 0;
+  d = std::clamp(d, 1, p);
+  const double bytes = static_cast<double>(n), dd = d;
+  const int groups = (p + d - 1) / d;
+  const double across = stages(groups);  // the binomial tree over the groups
+  const double latency = 2 * c.s1 * (stages(d) + across) + c.s2 * stages(d);
+  if (which == 3 && d > 2) {
+    return bytes * (0.5 * c.m1.at(n / 2) + 0.5 * c.m2.at(n / 2) +
+                    ((dd - 2) / (2 * dd) + across / dd) * c.m1.at(n / 4) + (dd - 2) / (2 * dd) * c.m2.at(n / 4)) +
+           latency;
+  }
+  const std::size_t at = which == 3 && d == 2 ? n / 2 : n;
+  return bytes * (((dd - 1) / dd + across / dd) * c.m1.at(at) + (dd - 1) / dd * c.m2.at(at)) + latency;
+}
+
+std::vector<int> hybrid_candidates(int p) {
+  std::vector<int> out;
+  for (int d = 1; d <= p; ++d) {
+    if ((d & (d - 1)) == 0 || p % d == 0 || d == p) out.push_back(d);
+  }
+  return out;
+}
+
+Choice choose(std::size_t n, int p, const Costs& c, int which) {
+  Choice best;
+  best.seconds = estimate_hybrid(n, p, 1, c, which);
+  for (int d : hybrid_candidates(p)) {
+    double t = estimate_hybrid(n, p, d, c, which);
+    if (t < best.seconds) best = Choice{false, d, t};
+  }
+  double ring = estimate_ring(n, p, c, which);
+  if (ring < best.seconds) best = Choice{true, p, ring};
+  return best;
+}
+
+CommModel for_members(const int* world_ranks, int count) {
+  core::Runtime& rt = core::runtime();
+  request::Engine::PeerLink worst{"self", 0, 0};
+  bool any = false;
+  for (int i = 0; i < count; ++i) {
+    if (world_ranks[i] == rt.world_rank) continue;
+    request::Engine::PeerLink link = rt.engine->peer_link(world_ranks[i]);
+    if (!any || link.latency_us > worst.latency_us) worst = link;
+    any = true;
+  }
+  CommModel m;
+  std::string_view name = worst.transport;
+  m.level = name == "shm" || name == "self" ? model::Level::shm : name == "impi" ? model::Level::wan : model::Level::net;
+  m.measured = costs(m.level, worst.latency_us, worst.bandwidth_bytes_per_s);
+  m.declared = declared_costs(worst.latency_us, worst.bandwidth_bytes_per_s);
+  m.which = which_model(m.measured);
+  return m;
+}
+
+const CommModel& of(const core::Comm& comm) {
+  if (!comm.coll_state) {
+    std::vector<int> world(static_cast<std::size_t>(comm.size));
+    for (int i = 0; i < comm.size; ++i) world[static_cast<std::size_t>(i)] = comm.group->world_rank(i);
+    auto m = std::make_shared<CommModel>(for_members(world.data(), comm.size));
+    if (log().should_log(spdlog::level::debug))
+      log().debug("coll: communicator {} ({} processes) is at level {}, model {}: {}", comm.handle, comm.size,
+                  level_name(m->level), m->which, m->which == 1 ? m->declared.source : m->measured.source);
+    comm.coll_state = std::move(m);
+  }
+  return *static_cast<const CommModel*>(comm.coll_state.get());
+}
+
+Choice choose(std::size_t n, int p, const CommModel& m) {
+  const int which = m.which == 0 ? 1 : m.which;
+  return choose(n, p, which == 1 ? m.declared : m.measured, which);
+}
+
+Choice choose_bcast(std::size_t n, const core::Comm& comm) { return choose(n, comm.size, of(comm)); }
+
+int choose_hybrid_d(std::size_t n, const core::Comm& comm) {
+  const CommModel& m = of(comm);
+  const int which = m.which == 0 ? 1 : m.which;  // "rules" has no d: the declared figures choose it
+  const Costs& c = which == 1 ? m.declared : m.measured;
+  int best = 1;
+  double best_seconds = estimate_hybrid(n, comm.size, 1, c, which);
+  for (int d : hybrid_candidates(comm.size)) {
+    double t = estimate_hybrid(n, comm.size, d, c, which);
+    if (t < best_seconds) best = d, best_seconds = t;
+  }
+  return best;
+}
+
+}  // namespace gridmpi::coll::model

@@ -1,0 +1,102 @@
+// The cost model of the broadcast family (ring and hybrid d) after the
+// dynamic-multicast paper (Yamada, Fukuma, Mori): its three models, the
+// parameters of each level of the machine, and the choice they make.
+//
+//   model 1  the paper's Table 2 with catalogue figures: the latency and
+//            bandwidth the transport declares (p2p Capabilities);
+//   model 2  Table 2 with measured one-way and exchange latencies S1, S2 and
+//            per-byte costs M1, M2 taken at the message's size;
+//   model 3  Table 3: M, M', M'' at n, n/2 and n/4 (the pieces the
+//            algorithm's stages move), the default once a level is
+//            calibrated.
+//
+// A level's measurements come from the site file section [coll.calibration.<level>]
+// that gridmpi-calibrate writes (core/tools/gridmpi_calibrate.cpp); a level
+// never calibrated uses model 1.  Every rank of a communicator computes the
+// same choice: the inputs are the parameters (the same files and
+// environment everywhere), the communicator's size and its level (the
+// slowest transport between its members, a symmetric relation), and the
+// arithmetic is compiled without contraction (as wan_model.cpp).
+#pragma once
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/group.hpp"
+
+namespace gridmpi::coll::model {
+
+// Inside one host (shared memory), the cluster network (TCP, a vendor MPI),
+// between clusters (the IMPI transport).
+enum class Level { shm, net, wan };
+inline constexpr int level_count = 3;
+std::string_view level_name(Level level);
+
+// One level's costs.  Per-byte costs are a table over message sizes
+// (seconds per byte at `bytes`, increasing sizes), read between the points
+// on a log scale of sizes and held flat outside.
+struct Table {
+  std::vector<std::pair<std::size_t, double>> points;
+  double at(std::size_t bytes) const;
+};
+struct Costs {
+  double s1 = 0;  // one-way latency of a zero-byte message (half a ping-pong), seconds
+  double s2 = 0;  // zero-byte exchange (MPI_Sendrecv after a barrier), seconds
+  Table m1;       // one-way seconds per byte
+  Table m2;       // exchange seconds per byte (each side sends and receives one)
+  bool calibrated = false;
+  std::string source;  // where the figures come from, for messages
+};
+
+// "1k:2.5e-10 64k:1.1e-10 ..." <-> Table.  parse throws MpiError(MPI_ERR_ARG)
+// naming `what` for a malformed text.
+Table parse_table(std::string_view text, std::string_view what);
+std::string format_table(const Table& table);
+
+// The measured costs of a level from coll.calibration.<level>.*, or the declared
+// ones (latency_us, bandwidth) of the transport when never calibrated.
+Costs costs(Level level, double declared_latency_us, double declared_bandwidth);
+// Model 1's figures: S1 = S2 = the latency, M1 = M2 = 1 / bandwidth.
+Costs declared_costs(double latency_us, double bandwidth);
+
+// The paper's formulas.  `which` is 1, 2 or 3 (model 1 is formula 2 on the
+// declared costs: callers pass those).  Stages of a group of q members are
+// ceil(log2 q); a smaller last group and non-power-of-two groups as in
+// delivery.cpp.
+double estimate_ring(std::size_t n, int p, const Costs& c, int which);
+double estimate_hybrid(std::size_t n, int p, int d, const Costs& c, int which);
+
+// The candidates for d: every power of two below p, every divisor of p, p.
+std::vector<int> hybrid_candidates(int p);
+
+struct Choice {
+  bool ring = false;
+  int d = 1;          // hybrid d when !ring
+  double seconds = 0; // the estimate
+};
+// The cheapest of ring and hybrid d for n bytes over p processes.
+Choice choose(std::size_t n, int p, const Costs& c, int which);
+
+// ---- what the collectives call --------------------------------------------
+// The communicator's level and costs (computed once per communicator).
+struct CommModel {
+  Level level = Level::shm;
+  Costs measured;  // calibrated figures, or the declared ones
+  Costs declared;  // model 1's catalogue figures
+  int which = 1;   // coll.model, resolved: 3 when calibrated, else 1; 0 = "rules"
+};
+const CommModel& of(const core::Comm& comm);
+// The same for an explicit list of world ranks (the dynamic multicast).
+CommModel for_members(const int* world_ranks, int count);
+
+Choice choose(std::size_t n, int p, const CommModel& m);
+// coll.model = rules: MPI_Bcast keeps the fixed thresholds of select.cpp.
+bool rules_only();
+// MPI_Bcast's automatic choice for n bytes on comm.
+Choice choose_bcast(std::size_t n, const core::Comm& comm);
+// The d alone (the algorithm "hybrid" with coll.bcast_hybrid_d = 0).
+int choose_hybrid_d(std::size_t n, const core::Comm& comm);
+
+}  // namespace gridmpi::coll::model

@@ -1,0 +1,117 @@
+// The broadcast family's cost model (core/coll/model.hpp): the tables of
+// per-byte costs, the paper's formulas, and the choice they make.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstddef>
+
+#include "base/error.hpp"
+#include "core/coll/model.hpp"
+
+using namespace gridmpi;
+namespace model = gridmpi::coll::model;
+
+namespace {
+
+model::Costs flat(double s1, double s2, double m1, double m2) {
+  model::Costs c;
+  c.s1 = s1;
+  c.s2 = s2;
+  c.m1.points = {{1, m1}};
+  c.m2.points = {{1, m2}};
+  c.calibrated = true;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("per-byte cost tables parse, print and interpolate on a log scale of sizes", "[coll][model]") {
+  model::Table t = model::parse_table("1k:4e-10 4k:2e-10, 1m:1e-10", "test");
+  REQUIRE(t.points.size() == 3);
+  CHECK(t.points[1].first == 4096);
+  CHECK(t.points[2].first == 1048576);
+  CHECK(t.at(1) == 4e-10);              // held flat below the first size
+  CHECK(t.at(1024) == 4e-10);
+  CHECK(t.at(2048) == Approx(3e-10));   // halfway between 1k and 4k in log2
+  CHECK(t.at(4096) == 2e-10);
+  CHECK(t.at(64 << 20) == 1e-10);       // and above the last
+  model::Table again = model::parse_table(model::format_table(t), "test");
+  REQUIRE(again.points.size() == 3);
+  CHECK(again.points[2].second == Approx(1e-10));
+
+  CHECK(model::parse_table("", "test").points.empty());
+  CHECK_THROWS_AS(model::parse_table("1k", "test"), MpiError);          // no cost
+  CHECK_THROWS_AS(model::parse_table("1x:1e-9", "test"), MpiError);     // bad size
+  CHECK_THROWS_AS(model::parse_table("1k:fast", "test"), MpiError);     // bad cost
+  CHECK_THROWS_AS(model::parse_table("1k:-1e-9", "test"), MpiError);    // negative
+  CHECK_THROWS_AS(model::parse_table("4k:1e-9 1k:1e-9", "test"), MpiError);  // not increasing
+  try {
+    model::parse_table("2k:1e-9 1k:1e-9", "coll.calibration.shm.m1");
+  } catch (const MpiError& e) {
+    CHECK(std::string(e.what()).find("coll.calibration.shm.m1") != std::string::npos);
+  }
+}
+
+TEST_CASE("the formulas are the paper's Tables 2 and 3 where p and d are powers of two", "[coll][model]") {
+  const double s1 = 2e-6, s2 = 3e-6, m1 = 1e-9, m2 = 0.7e-9;
+  const model::Costs c = flat(s1, s2, m1, m2);
+  const std::size_t n = 1 << 20;
+  const double nn = n;
+  for (int p : {4, 8, 16, 64}) {
+    const double lp = std::log2(p);
+    // Table 2, ring: 3(p-1)/p n M1 + S1 (2 log2 p + 2 (p-1)).
+    CHECK(model::estimate_ring(n, p, c, 2) == Approx(3.0 * (p - 1) / p * nn * m1 + s1 * (2 * lp + 2 * (p - 1))));
+    for (int d = 1; d <= p; d *= 2) {
+      const double dd = d, ld = std::log2(d);
+      double table2 = (((dd - 1) / dd + std::log2(p / dd) / dd) * m1 + (dd - 1) / dd * m2) * nn + 2 * s1 * lp + s2 * ld;
+      CHECK(model::estimate_hybrid(n, p, d, c, 2) == Approx(table2));
+      // With flat per-byte costs Table 3 is Table 2.
+      CHECK(model::estimate_hybrid(n, p, d, c, 3) == Approx(table2));
+    }
+  }
+  // Table 3 takes M at n, n/2 and n/4: costs that fall with the size make a
+  // hybrid d > 2 cheaper under model 3 than under model 2 (whose M is at n).
+  model::Costs sized = c;
+  sized.m1 = model::parse_table("256k:4e-9 512k:2e-9 1m:1e-9", "test");
+  sized.m2 = sized.m1;
+  CHECK(model::estimate_hybrid(n, 16, 8, sized, 3) > model::estimate_hybrid(n, 16, 8, sized, 2));
+  CHECK(model::estimate_hybrid(n, 16, 1, sized, 3) == model::estimate_hybrid(n, 16, 1, sized, 2));
+  // Ring under model 3: n/2 M1' + (5p-6)/(2p) n M1''.
+  CHECK(model::estimate_ring(n, 8, sized, 3) ==
+        Approx(0.5 * nn * 2e-9 + (5.0 * 8 - 6) / 16 * nn * 4e-9 + s1 * (2 * 3 + 2 * 7)));
+}
+
+TEST_CASE("the choice moves from the binomial tree to larger d as messages grow", "[coll][model]") {
+  // Shared-memory-like figures: 0.5 us, 5 GB/s.
+  const model::Costs c = flat(0.5e-6, 0.7e-6, 2e-10, 2e-10);
+  CHECK(model::choose(64, 16, c, 2).d == 1);
+  CHECK_FALSE(model::choose(64, 16, c, 2).ring);
+  int previous = 1;
+  for (std::size_t n = 64; n <= (64u << 20); n *= 4) {
+    model::Choice ch = model::choose(n, 16, c, 2);
+    int d = ch.ring ? 16 : ch.d;
+    CHECK(d >= previous);
+    previous = d;
+  }
+  CHECK(previous > 1);
+  // One process, or nothing to send: no cost at all.
+  CHECK(model::estimate_hybrid(1 << 20, 1, 1, c, 3) == 0);
+  CHECK(model::estimate_ring(0, 8, c, 3) == 0);
+  CHECK(model::choose(0, 8, c, 3).d == 1);
+}
+
+TEST_CASE("hybrid d candidates: powers of two, divisors and p itself", "[coll][model]") {
+  CHECK(model::hybrid_candidates(1) == std::vector<int>{1});
+  CHECK(model::hybrid_candidates(6) == std::vector<int>{1, 2, 3, 4, 6});
+  CHECK(model::hybrid_candidates(9) == std::vector<int>{1, 2, 3, 4, 8, 9});
+  CHECK(model::hybrid_candidates(16) == std::vector<int>{1, 2, 4, 8, 16});
+}
+
+TEST_CASE("declared costs are model 1's figures", "[coll][model]") {
+  model::Costs c = model::declared_costs(25, 1e9);
+  CHECK(c.s1 == Approx(25e-6));
+  CHECK(c.s2 == Approx(25e-6));
+  CHECK(c.m1.at(1 << 20) == Approx(1e-9));
+  CHECK_FALSE(c.calibrated);
+  CHECK(c.source.find("declared") != std::string::npos);
+}
