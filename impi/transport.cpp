@@ -165,8 +165,8 @@ p2p::Capabilities ImpiTransport::capabilities() const {
   caps.eager_limit = static_cast<std::size_t>(datalen_) + 1;  // one packet up to maxdatalen bytes
   caps.max_fragment = static_cast<std::size_t>(datalen_);
   caps.max_frame_payload = static_cast<std::size_t>(datalen_);
-  caps.latency_us = 50;
-  caps.bandwidth_bytes_per_s = 1e9;
+  caps.latency_us = declared_latency_us;
+  caps.bandwidth_bytes_per_s = declared_bandwidth;
   caps.can_block = true;
   caps.rendezvous = p2p::Rendezvous::native;  // IMPI's long protocol (impi/translate.hpp)
   return caps;

@@ -49,6 +49,11 @@
 
 namespace gridmpi::impi {
 
+// What the transport's capabilities() declares (the collectives' cost model
+// 1 uses them).
+inline constexpr double declared_latency_us = 50;
+inline constexpr double declared_bandwidth = 1e9;  // bytes per second
+
 // The transport factory's entry: nullptr unless context.impi is set.
 std::unique_ptr<p2p::Transport> make_transport(const p2p::TransportContext& context);
 

@@ -606,8 +606,8 @@ Capabilities ShmTransport::capabilities() const {
   Capabilities caps;
   caps.eager_limit = options_.eager_limit;
   caps.max_fragment = max_fragment;
-  caps.latency_us = 0.3;
-  caps.bandwidth_bytes_per_s = 8e9;
+  caps.latency_us = declared_latency_us;
+  caps.bandwidth_bytes_per_s = declared_bandwidth;
   caps.can_block = true;  // the doorbell is an eventfd in the shared io_context
   caps.polled = true;     // messages are found in the rings, not by epoll
   caps.copies_up_to = options_.eager_limit;  // eager payloads are written into the ring

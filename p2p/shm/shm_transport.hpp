@@ -25,6 +25,10 @@
 
 namespace gridmpi::p2p::shm {
 
+// What capabilities() declares (the collectives' cost model 1 uses them).
+inline constexpr double declared_latency_us = 0.3;
+inline constexpr double declared_bandwidth = 8e9;  // bytes per second
+
 enum class LargePath : std::uint8_t {
   automatic,    // single copy when process_vm_readv is permitted, else two copies
   single_copy,  // single copy, and an error when it is not permitted

@@ -698,8 +698,8 @@ Capabilities TcpTransport::capabilities() const {
   caps.eager_limit = eager_limit;
   caps.max_fragment = max_kept_payload_buffer;
   caps.rts_prefix = options_.rts_prefix;
-  caps.latency_us = 25;
-  caps.bandwidth_bytes_per_s = 1e9;
+  caps.latency_us = declared_latency_us;
+  caps.bandwidth_bytes_per_s = declared_bandwidth;
   caps.can_block = true;
   return caps;
 }

@@ -22,6 +22,10 @@
 
 namespace gridmpi::p2p::tcp {
 
+// What capabilities() declares (the collectives' cost model 1 uses them).
+inline constexpr double declared_latency_us = 25;
+inline constexpr double declared_bandwidth = 1e9;  // bytes per second
+
 struct TcpOptions {
   std::int64_t socket_buffer = 65536;  // 0: kernel autotuning
   std::string port_range;              // "start:end" or "" for any

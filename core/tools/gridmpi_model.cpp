@@ -1,0 +1,117 @@
+// gridmpi-model: what the broadcast family's cost model (core/coll/model.hpp)
+// estimates and chooses, without running a job.
+//
+//   gridmpi-model [--level shm|net|wan] [--np P] [--sizes LIST] [--model 1|2|3|auto]
+//
+// Reads the same site and user files and environment as a job
+// ([coll.calibration.<level>], coll.model).  One line per size:
+//   MODEL level=shm np=8 bytes=65536 model=3 choice=hybrid:4 ring=.. h1=.. h2=.. h4=.. h8=..
+// with the estimates in microseconds; "model 1 2 3" in --model prints the
+// three models' lines (the benchmark npb/bcast-bench compares them with
+// the measured best).
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "base/error.hpp"
+#include "core/coll/model.hpp"
+#include "impi/transport.hpp"
+#include "p2p/shm/shm_transport.hpp"
+#include "p2p/tcp/tcp_transport.hpp"
+
+namespace model = gridmpi::coll::model;
+
+namespace {
+
+[[noreturn]] void die(const std::string& message) {
+  std::fprintf(stderr, "gridmpi-model: %s\n", message.c_str());
+  std::exit(2);
+}
+
+std::size_t parse_size(const std::string& text) {
+  char* end = nullptr;
+  unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+  std::string suffix(end ? end : "");
+  std::size_t scale = suffix == "k" || suffix == "K" ? 1024 : suffix == "m" || suffix == "M" ? 1024 * 1024 : 1;
+  if (end == text.c_str() || (scale == 1 && !suffix.empty())) die("\"" + text + "\" is not a size (k/m suffixes)");
+  return static_cast<std::size_t>(v) * scale;
+}
+
+std::vector<std::string> split(const std::string& list) {
+  std::vector<std::string> out;
+  std::size_t pos = 0;
+  while (pos <= list.size()) {
+    std::size_t comma = list.find(',', pos);
+    out.push_back(list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos));
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string level_text = "shm", sizes_text = "1k,64k,1m,16m", models_text = "auto";
+  int p = 8;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) die(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--level") level_text = value();
+    else if (a == "--np") p = std::atoi(value().c_str());
+    else if (a == "--sizes") sizes_text = value();
+    else if (a == "--model") models_text = value();
+    else if (a == "--help" || a == "-h") {
+      std::fputs("usage: gridmpi-model [--level shm|net|wan] [--np P] [--sizes LIST] [--model 1,2,3,auto]\n", stdout);
+      return 0;
+    } else {
+      die("unknown argument \"" + a + "\" (see --help)");
+    }
+  }
+  if (p < 1) die("--np: give a positive number of processes");
+  model::Level level = model::Level::shm;
+  double latency = gridmpi::p2p::shm::declared_latency_us, bandwidth = gridmpi::p2p::shm::declared_bandwidth;
+  if (level_text == "net") {
+    level = model::Level::net;
+    latency = gridmpi::p2p::tcp::declared_latency_us;
+    bandwidth = gridmpi::p2p::tcp::declared_bandwidth;
+  } else if (level_text == "wan") {
+    level = model::Level::wan;
+    latency = gridmpi::impi::declared_latency_us;
+    bandwidth = gridmpi::impi::declared_bandwidth;
+  } else if (level_text != "shm") {
+    die("--level " + level_text + ": give shm, net or wan");
+  }
+  try {
+    const model::Costs measured = model::costs(level, latency, bandwidth);
+    const model::Costs declared = model::declared_costs(latency, bandwidth);
+    std::fprintf(stdout, "# level %s: %s\n", level_text.c_str(), measured.source.c_str());
+    for (const std::string& m : split(models_text)) {
+      int which = m == "auto" ? (measured.calibrated ? 3 : 1) : std::atoi(m.c_str());
+      if (which < 1 || which > 3) die("--model " + m + ": give 1, 2, 3 or auto");
+      const model::Costs& c = which == 1 ? declared : measured;
+      for (const std::string& s : split(sizes_text)) {
+        std::size_t n = parse_size(s);
+        model::Choice choice = model::choose(n, p, c, which);
+        std::string line = "MODEL level=" + level_text + " np=" + std::to_string(p) + " bytes=" + std::to_string(n) +
+                           " model=" + std::to_string(which) + " choice=" +
+                           (choice.ring ? std::string("ring") : "hybrid:" + std::to_string(choice.d));
+        char buf[64];
+        std::snprintf(buf, sizeof buf, " ring=%.3f", model::estimate_ring(n, p, c, which) * 1e6);
+        line += buf;
+        for (int d : model::hybrid_candidates(p)) {
+          std::snprintf(buf, sizeof buf, " h%d=%.3f", d, model::estimate_hybrid(n, p, d, c, which) * 1e6);
+          line += buf;
+        }
+        std::puts(line.c_str());
+      }
+    }
+  } catch (const gridmpi::MpiError& e) {
+    die(e.what());
+  }
+  return 0;
+}
