@@ -39,4 +39,11 @@ const std::vector<TransportFactory>& transport_factories() {
   return factories;
 }
 
+DeclaredLink declared_link(std::string_view transport) {
+  if (transport == "shm") return {shm::declared_latency_us, shm::declared_bandwidth};
+  if (transport == "tcp") return {tcp::declared_latency_us, tcp::declared_bandwidth};
+  if (transport == "impi") return {impi::declared_latency_us, impi::declared_bandwidth};
+  return {};
+}
+
 }  // namespace gridmpi::p2p

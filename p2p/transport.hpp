@@ -267,4 +267,13 @@ struct TransportFactory {
 };
 const std::vector<TransportFactory>& transport_factories();
 
+// The latency and bandwidth a transport declares in capabilities(), by its
+// name ("shm", "tcp", "impi", ...), for tools that estimate without a job
+// (gridmpi-model); zeros for an unknown name.
+struct DeclaredLink {
+  double latency_us = 0;
+  double bandwidth_bytes_per_s = 0;
+};
+DeclaredLink declared_link(std::string_view transport);
+
 }  // namespace gridmpi::p2p

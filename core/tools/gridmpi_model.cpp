@@ -16,9 +16,7 @@
 
 #include "base/error.hpp"
 #include "core/coll/model.hpp"
-#include "impi/transport.hpp"
-#include "p2p/shm/shm_transport.hpp"
-#include "p2p/tcp/tcp_transport.hpp"
+#include "p2p/transport.hpp"
 
 namespace model = gridmpi::coll::model;
 
@@ -73,19 +71,20 @@ int main(int argc, char** argv) {
     }
   }
   if (p < 1) die("--np: give a positive number of processes");
+  // Each level's usual transport declares model 1's figures.
   model::Level level = model::Level::shm;
-  double latency = gridmpi::p2p::shm::declared_latency_us, bandwidth = gridmpi::p2p::shm::declared_bandwidth;
+  std::string transport = "shm";
   if (level_text == "net") {
     level = model::Level::net;
-    latency = gridmpi::p2p::tcp::declared_latency_us;
-    bandwidth = gridmpi::p2p::tcp::declared_bandwidth;
+    transport = "tcp";
   } else if (level_text == "wan") {
     level = model::Level::wan;
-    latency = gridmpi::impi::declared_latency_us;
-    bandwidth = gridmpi::impi::declared_bandwidth;
+    transport = "impi";
   } else if (level_text != "shm") {
     die("--level " + level_text + ": give shm, net or wan");
   }
+  const gridmpi::p2p::DeclaredLink link = gridmpi::p2p::declared_link(transport);
+  const double latency = link.latency_us, bandwidth = link.bandwidth_bytes_per_s;
   try {
     const model::Costs measured = model::costs(level, latency, bandwidth);
     const model::Costs declared = model::declared_costs(latency, bandwidth);
