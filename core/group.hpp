@@ -70,6 +70,9 @@ struct Comm {
   mutable std::shared_ptr<void> coll_state;
   // Non-blocking collectives started on this communicator (coll::nb::next_tag).
   std::uint32_t nb_sequence = 0;
+  // Dynamic multicasts this process started as root on this communicator
+  // (core/coll/mcast.hpp: their data tags).
+  std::uint32_t mcast_sequence = 0;
   // Process topology (MPI_Cart_create, ...; core/topo.hpp), shared by dups.
   std::shared_ptr<const Topology> topology;
   // MPI_Comm_free with operations still pending (MPI-3.1 6.4.3: they

@@ -28,8 +28,10 @@ const conf::Param<std::int64_t> hybrid_d_param{
     "0 = chosen by the cost model; larger than the communicator = the communicator's size",
     conf::Level::tuner, {"GRIDMPI_BCAST_HYBRID_D"}};
 
+}  // namespace
+
 // Read once, like the forced algorithms.
-std::int64_t forced_d() {
+std::int64_t bcast_forced_hybrid_d() {
   static const std::int64_t value = [] {
     std::int64_t d = 0;
     try {
@@ -43,8 +45,10 @@ std::int64_t forced_d() {
   return value;
 }
 
+namespace {
+
 int bcast_hybrid_d(std::size_t bytes, const core::Comm& comm) {
-  std::int64_t d = forced_d();
+  std::int64_t d = bcast_forced_hybrid_d();
   if (d == 0) return model::choose_hybrid_d(bytes, comm);
   return static_cast<int>(std::min<std::int64_t>(d, comm.size));
 }

@@ -10,8 +10,10 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <cstdint>
 
 #include "core/coll/algorithm.hpp"
+#include "core/coll/nbc.hpp"
 #include "core/coll/util.hpp"
 #include "core/group.hpp"
 
@@ -44,6 +46,14 @@ void deliver_hybrid(std::byte* data, std::size_t n, int d, const Members& member
 // "ring": binomial scatter of size pieces, then a ring allgather.  At index 0
 // `data` is only read (its left neighbour does not send to it).
 void deliver_ring(std::byte* data, std::size_t n, const Members& members, int tag, core::Comm& comm);
+
+// The same as schedules (non-blocking; `members.list`, when set, and `data`
+// must outlive them).
+nb::Task hybrid_schedule(std::byte* data, std::size_t n, int d, Members members, int tag, core::Comm& comm);
+nb::Task ring_schedule(std::byte* data, std::size_t n, Members members, int tag, core::Comm& comm);
+
+// coll.bcast_hybrid_d (GRIDMPI_BCAST_HYBRID_D): the forced d, 0 = the model's.
+std::int64_t bcast_forced_hybrid_d();
 
 // ---- MPI_Bcast over a delivery ---------------------------------------------
 

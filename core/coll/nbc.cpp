@@ -43,6 +43,7 @@ struct CommHold {
 struct TaskRequest final : request::Request {
   CommHold hold;  // declared first: destroyed after the task's frame
   Task task;
+  std::shared_ptr<const MPI_Status> result;  // the status the task fills in, if any
 };
 
 }  // namespace
@@ -142,19 +143,23 @@ namespace {
 // schedule, turning a failure into the request's error.
 bool poll_task(TaskRequest* r) {
   try {
-    return r->task.step();
+    if (!r->task.step()) return false;
+    if (r->result) r->status = *r->result;
+    r->status.MPI_ERROR = MPI_SUCCESS;
+    return true;
   } catch (const MpiError& e) {
     r->error = e.error_class();
   } catch (...) {
     r->error = MPI_ERR_INTERN;
   }
+  if (r->result) r->status = *r->result;
   r->status.MPI_ERROR = r->error;
   return true;
 }
 
 }  // namespace
 
-request::Request* start(Task task, core::Comm& comm) {
+request::Request* start(Task task, core::Comm& comm, std::shared_ptr<const MPI_Status> result) {
   auto owned = std::make_unique<TaskRequest>();
   TaskRequest* r = owned.get();
   r->kind = request::RequestKind::collective;
@@ -163,6 +168,7 @@ request::Request* start(Task task, core::Comm& comm) {
   r->status.MPI_TAG = MPI_ANY_TAG;
   r->status.MPI_ERROR = MPI_SUCCESS;
   r->task = std::move(task);
+  r->result = std::move(result);
   core::comm_hold(comm);
   r->hold.comm = comm.handle;
   r->complete = poll_task(r);

@@ -42,6 +42,7 @@
 
 #include <coroutine>
 #include <exception>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -123,7 +124,9 @@ WaitAll wait(request::Request* first, More*... more) {
 // Makes `task` an MPI request of kind collective on comm, adopted by the
 // engine, and runs its first step now (so a schedule that needs no message
 // completes at once).  Returns the request (its handle is the MPI_Request).
-request::Request* start(Task task, core::Comm& comm);
+// `result`, when given, is the request's status once the task has finished
+// (a schedule that receives, as the dynamic multicast's, fills it in).
+request::Request* start(Task task, core::Comm& comm, std::shared_ptr<const MPI_Status> result = nullptr);
 // Runs `task` to completion (blocking); rethrows its failure.
 void run(Task task);
 

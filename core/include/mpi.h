@@ -1067,6 +1067,33 @@ GRIDMPI_DECL(int, T_category_changed, (int *stamp))
 
 #undef GRIDMPI_DECL
 
+/* ---- gridmpi extensions ------------------------------------------------
+ * Functions no other MPI has carry the prefix GMPI_ (PGMPI_ for the
+ * profiling interface), not MPIX_: MPIX_ is where MPICH and Open MPI put
+ * their proposals for the standard, and a name there may one day mean
+ * something else.  A program tests for them with #ifdef GMPI_MCAST.
+ *
+ * Dynamic multicast: the root sends (buf, count, datatype) to the ranks
+ * `targets[0..ntargets-1]` of the intracommunicator comm, a subset that may
+ * change from call to call; only the targets take part (each calls
+ * GMPI_Mcast_recv), nobody else synchronises, and no communicator is made.
+ * Targets get a root's multicasts in the order it sent them; several may be
+ * in flight.  A target's count is a capacity, as for MPI_Recv (status tells
+ * the size; a longer message is MPI_ERR_TRUNCATE); root may be
+ * MPI_ANY_SOURCE.  Bad targets (out of range, listed twice, the root
+ * itself) are MPI_ERR_RANK.  See core/coll/mcast.hpp. */
+#define GMPI_MCAST 1
+int GMPI_Mcast(const void *buf, int count, MPI_Datatype datatype, const int targets[], int ntargets, MPI_Comm comm);
+int PGMPI_Mcast(const void *buf, int count, MPI_Datatype datatype, const int targets[], int ntargets, MPI_Comm comm);
+int GMPI_Imcast(const void *buf, int count, MPI_Datatype datatype, const int targets[], int ntargets, MPI_Comm comm,
+                MPI_Request *request);
+int PGMPI_Imcast(const void *buf, int count, MPI_Datatype datatype, const int targets[], int ntargets, MPI_Comm comm,
+                 MPI_Request *request);
+int GMPI_Mcast_recv(void *buf, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Status *status);
+int PGMPI_Mcast_recv(void *buf, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Status *status);
+int GMPI_Imcast_recv(void *buf, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request);
+int PGMPI_Imcast_recv(void *buf, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request);
+
 #ifdef __cplusplus
 }
 #endif

@@ -10,11 +10,13 @@
 // read while the schedule runs, as the standard allows (the user must not
 // change them before completion).
 #include <initializer_list>
+#include <memory>
 #include <utility>
 #include <vector>
 
 #include "core/api.hpp"
 #include "core/coll/inter.hpp"
+#include "core/coll/mcast.hpp"
 #include "core/coll/nbc.hpp"
 #include "core/coll/nbc_intra.hpp"
 #include "core/datatype.hpp"
@@ -343,3 +345,63 @@ extern "C" int PMPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_D
   });
 }
 GRIDMPI_WEAK(Iexscan)
+
+// ---- the dynamic multicast (gridmpi's extension, core/coll/mcast.hpp) -------
+// Blocking and non-blocking here: both run the schedules of mcast.hpp.
+
+extern "C" int PGMPI_Mcast(const void* buf, int count, MPI_Datatype datatype, const int targets[], int ntargets,
+                           MPI_Comm comm) {
+  return core::api_call(comm, "GMPI_Mcast", [&] {
+    Comm& c = checks::collective_comm(comm, "GMPI_Mcast");
+    checks::mcast(count, datatype, c);
+    nb::run(coll::mcast::send(buf, count, datatype, coll::mcast::checked_targets(targets, ntargets, c), c));
+  });
+}
+#pragma weak GMPI_Mcast = PGMPI_Mcast
+
+extern "C" int PGMPI_Imcast(const void* buf, int count, MPI_Datatype datatype, const int targets[], int ntargets,
+                            MPI_Comm comm, MPI_Request* request) {
+  return core::api_call(comm, "GMPI_Imcast", [&] {
+    Comm& c = checks::collective_comm(comm, "GMPI_Imcast");
+    checks::mcast(count, datatype, c);
+    checks::request_out(request);
+    std::vector<int> list = coll::mcast::checked_targets(targets, ntargets, c);
+    nb::Task schedule = coll::mcast::send(buf, count, datatype, std::move(list), c);
+    *request = nb::start(retaining(std::move(schedule), {datatype}, MPI_OP_NULL), c)->handle;
+  });
+}
+#pragma weak GMPI_Imcast = PGMPI_Imcast
+
+extern "C" int PGMPI_Mcast_recv(void* buf, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                                MPI_Status* status) {
+  auto result = std::make_shared<MPI_Status>();
+  const int rc = core::api_call(comm, "GMPI_Mcast_recv", [&] {
+    Comm& c = checks::collective_comm(comm, "GMPI_Mcast_recv");
+    checks::mcast(count, datatype, c);
+    checks::mcast_root(root, c);
+    try {
+      nb::run(coll::mcast::recv(buf, count, datatype, root, c, result));
+    } catch (const gridmpi::MpiError& e) {
+      result->MPI_ERROR = e.error_class();
+      if (status != MPI_STATUS_IGNORE) *status = *result;
+      throw;
+    }
+    if (status != MPI_STATUS_IGNORE) *status = *result;
+  });
+  return rc;
+}
+#pragma weak GMPI_Mcast_recv = PGMPI_Mcast_recv
+
+extern "C" int PGMPI_Imcast_recv(void* buf, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                                 MPI_Request* request) {
+  return core::api_call(comm, "GMPI_Imcast_recv", [&] {
+    Comm& c = checks::collective_comm(comm, "GMPI_Imcast_recv");
+    checks::mcast(count, datatype, c);
+    checks::mcast_root(root, c);
+    checks::request_out(request);
+    auto result = std::make_shared<MPI_Status>();
+    nb::Task schedule = coll::mcast::recv(buf, count, datatype, root, c, result);
+    *request = nb::start(retaining(std::move(schedule), {datatype}, MPI_OP_NULL), c, result)->handle;
+  });
+}
+#pragma weak GMPI_Imcast_recv = PGMPI_Imcast_recv

@@ -321,4 +321,15 @@ void scan(const coll::ReduceArgs& a, const Comm& comm) {
   forbid_alias(a.sendbuf, a.recvbuf, a.count);
 }
 
+void mcast(int count, MPI_Datatype type, const Comm& comm) {
+  if (comm.is_inter())
+    throw MpiError(MPI_ERR_COMM, "the dynamic multicast needs an intracommunicator (this one is an intercommunicator)");
+  check_count(count, "count");
+  check_type(type, "datatype");
+}
+
+void mcast_root(int root, const Comm& comm) {
+  if (root != MPI_ANY_SOURCE) check_root(root, comm);
+}
+
 }  // namespace gridmpi::core::coll_checks

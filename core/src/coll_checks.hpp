@@ -38,6 +38,12 @@ void reduce_scatter(const coll::ReduceScatterArgs& a, const Comm& comm);
 // Scan and Exscan (refused on intercommunicators).
 void scan(const coll::ReduceArgs& a, const Comm& comm);
 
+// The dynamic multicast (GMPI_Mcast and GMPI_Mcast_recv, blocking or not):
+// an intracommunicator, a count and a committed datatype; for a receive the
+// root is a rank of comm or MPI_ANY_SOURCE.
+void mcast(int count, MPI_Datatype type, const Comm& comm);
+void mcast_root(int root, const Comm& comm);
+
 // A non-blocking call's request argument.
 void request_out(const MPI_Request* request);
 

@@ -2,14 +2,19 @@
 // per-byte costs, the paper's formulas, and the choice they make.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <set>
 
 #include "base/error.hpp"
+#include "core/coll/mcast.hpp"
 #include "core/coll/model.hpp"
 
 using namespace gridmpi;
 namespace model = gridmpi::coll::model;
+namespace coll = gridmpi::coll;
 
 namespace {
 
@@ -114,4 +119,20 @@ TEST_CASE("declared costs are model 1's figures", "[coll][model]") {
   CHECK(c.m1.at(1 << 20) == Approx(1e-9));
   CHECK_FALSE(c.calibrated);
   CHECK(c.source.find("declared") != std::string::npos);
+}
+
+TEST_CASE("multicast data tags: one per root and sequence number, above the other collectives'", "[coll][mcast]") {
+  for (int p : {1, 2, 7, 64, 4096}) {
+    std::set<int> seen;
+    for (std::uint32_t seq = 0; seq < 50; ++seq) {
+      for (int root = 0; root < std::min(p, 9); ++root) {
+        int t = coll::mcast::data_tag(seq, root, p);
+        CHECK(t > coll::mcast::header_tag);
+        CHECK(t < (1 << 30));
+        CHECK(seen.insert(t).second);
+      }
+    }
+  }
+  // The window wraps far beyond what can be in flight.
+  CHECK(coll::mcast::data_tag(0, 3, 64) == coll::mcast::data_tag(((1u << 29) - 2) / 64, 3, 64));
 }
