@@ -233,7 +233,7 @@ Choice choose(std::size_t n, int p, const Costs& c, int which) {
     if (t < best.seconds) best = Choice{false, d, t};
   }
   double ring = estimate_ring(n, p, c, which);
-  if (ring < best.seconds) best = Choice{true, p, ring};
+  if (ring < best.seconds) best = Choice{true, best.d, ring};
   return best;
 }
 
@@ -270,23 +270,17 @@ const CommModel& of(const core::Comm& comm) {
 }
 
 Choice choose(std::size_t n, int p, const CommModel& m) {
+  CommModel::Cached& slot = m.cache[(n ^ (n >> 7) ^ (n >> 15)) % m.cache.size()];
+  if (slot.p == p && slot.n == n) return slot.choice;
   const int which = m.which == 0 ? 1 : m.which;
-  return choose(n, p, which == 1 ? m.declared : m.measured, which);
+  slot.choice = choose(n, p, which == 1 ? m.declared : m.measured, which);
+  slot.n = n;
+  slot.p = p;
+  return slot.choice;
 }
 
 Choice choose_bcast(std::size_t n, const core::Comm& comm) { return choose(n, comm.size, of(comm)); }
 
-int choose_hybrid_d(std::size_t n, const core::Comm& comm) {
-  const CommModel& m = of(comm);
-  const int which = m.which == 0 ? 1 : m.which;  // "rules" has no d: the declared figures choose it
-  const Costs& c = which == 1 ? m.declared : m.measured;
-  int best = 1;
-  double best_seconds = estimate_hybrid(n, comm.size, 1, c, which);
-  for (int d : hybrid_candidates(comm.size)) {
-    double t = estimate_hybrid(n, comm.size, d, c, which);
-    if (t < best_seconds) best = d, best_seconds = t;
-  }
-  return best;
-}
+int choose_hybrid_d(std::size_t n, const core::Comm& comm) { return choose(n, comm.size, of(comm)).d; }
 
 }  // namespace gridmpi::coll::model
