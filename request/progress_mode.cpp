@@ -55,6 +55,8 @@ long usable_cores() {
 
 }  // namespace
 
+long host_cores() noexcept { return env_count("_YAMPI_LOCAL_CORES"); }
+
 bool job_crowded() noexcept {
   const long nprocs = env_count("_YAMPI_NPROCS");
   const long cores = env_count("_YAMPI_LOCAL_CORES");

@@ -25,4 +25,8 @@ bool yield_when_idle_setting();
 // their algorithms by it).  False when mpirun did not say.
 bool job_crowded() noexcept;
 
+// mpirun's count of the cores of this host (_YAMPI_LOCAL_CORES, the same for
+// every process it starts there); 0 when it did not say.
+long host_cores() noexcept;
+
 }  // namespace gridmpi::request

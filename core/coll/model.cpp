@@ -15,6 +15,7 @@
 #include "conf/log.hpp"
 #include "conf/registry.hpp"
 #include "core/runtime.hpp"
+#include "request/progress_mode.hpp"
 #include "request/request.hpp"
 
 namespace gridmpi::coll::model {
@@ -22,11 +23,11 @@ namespace gridmpi::coll::model {
 namespace {
 
 const conf::ChoiceParam model_param{
-    "coll.model", "auto", {"auto", "1", "2", "3", "rules"},
+    "coll.model", "auto", {"auto", "1", "2", "3", "4", "rules"},
     "the cost model that chooses MPI_Bcast's algorithm (ring or hybrid d) and the d of hybrid: 1 = the "
     "transports' declared latency and bandwidth; 2 = the measured latencies and per-byte costs at the "
-    "message's size; 3 = per-byte costs at n, n/2 and n/4; auto = 3 where gridmpi-calibrate measured the "
-    "level, else 1; rules = the fixed size thresholds of core/coll/select.cpp (no model); give every "
+    "message's size; 3 = per-byte costs at n, n/2 and n/4; 4 = 3, and no less than the total work over the "
+    "host's cores when processes outnumber them; auto = 4 where gridmpi-calibrate measured the level, else 1; rules = the fixed size thresholds of core/coll/select.cpp (no model); give every "
     "process the same value",
     conf::Level::tuner};
 
@@ -96,7 +97,7 @@ const std::string& model_setting() {
 
 int which_model(const Costs& measured) {
   const std::string& forced = model_setting();
-  if (forced == "auto") return measured.calibrated ? 3 : 1;
+  if (forced == "auto") return measured.calibrated ? 4 : 1;
   if (forced == "rules") return 0;
   return forced[0] - '0';
 }
@@ -191,19 +192,43 @@ Costs declared_costs(double latency_us, double bandwidth) {
   return c;
 }
 
-// Table 2 (models 1 and 2) with M taken at `at`, or Table 3 (model 3).
+namespace {
+
+// Model 4's bound: the total work of messages and bytes over the cores.
+double crowded(double estimate, double messages, double bytes, std::size_t piece, int p, const Costs& c) {
+  if (c.cores <= 0 || p <= c.cores) return estimate;
+  return std::max(estimate, (messages * c.s1 + bytes * c.m1.at(piece) * c.copies) / c.cores);
+}
+
+}  // namespace
+
+// Table 2 (models 1 and 2) with M taken at `at`, or Table 3 (models 3, 4).
 double estimate_ring(std::size_t n, int p, const Costs& c, int which) {
   if (p <= 1 || n == 0) return 0;
   const double bytes = static_cast<double>(n), q = p;
   const double latency = c.s1 * (2 * stages(p) + 2 * (q - 1));
-  if (which == 3)
-    return 0.5 * bytes * c.m1.at(n / 2) + (5 * q - 6) / (2 * q) * bytes * c.m1.at(n / 4) + latency;
+  if (which >= 3) {
+    double t = 0.5 * bytes * c.m1.at(n / 2) + (5 * q - 6) / (2 * q) * bytes * c.m1.at(n / 4) + latency;
+    if (which == 3) return t;
+    // scatter: p-1 messages, n/2 log2 p bytes; ring: (p-1)^2 pieces of n/p
+    return crowded(t, (q - 1) + (q - 1) * (q - 1), bytes / 2 * stages(p) + (q - 1) * (q - 1) / q * bytes,
+                   n / static_cast<std::size_t>(p), p, c);
+  }
   return 3 * (q - 1) / q * bytes * c.m1.at(n) + latency;
 }
 
 double estimate_hybrid(std::size_t n, int p, int d, const Costs& c, int which) {
   if (p <= 1 || n == 0) return 0;
   d = std::clamp(d, 1, p);
+  if (which == 4) {
+    const double t = estimate_hybrid(n, p, d, c, 3), bytes = static_cast<double>(n), dd = d, q = p;
+    const double g = (p + d - 1) / d;
+    // scatter: d-1 messages, n/2 log2 d bytes; across the groups: (g-1) d
+    // pieces of n/d; collect: p log2 d messages, (p-1)(d-1)/d n bytes.
+    return crowded(t, (dd - 1) + (g - 1) * dd + q * stages(d),
+                   bytes / 2 * stages(d) + (g - 1) * bytes + (q - 1) * (dd - 1) / dd * bytes,
+                   n / static_cast<std::size_t>(d), p, c);
+  }
   const double bytes = static_cast<double>(n), dd = d;
   const int groups = (p + d - 1) / d;
   const double across = stages(groups);  // the binomial tree over the groups
@@ -252,6 +277,14 @@ CommModel for_members(const int* world_ranks, int count) {
   m.level = name == "shm" || name == "self" ? model::Level::shm : name == "impi" ? model::Level::wan : model::Level::net;
   m.measured = costs(m.level, worst.latency_us, worst.bandwidth_bytes_per_s);
   m.declared = declared_costs(worst.latency_us, worst.bandwidth_bytes_per_s);
+  // Model 4: every member on this process's host (mpirun's processor names,
+  // the same at every member) shares its cores.
+  bool one_host = true;
+  for (int i = 0; i < count && one_host; ++i)
+    one_host = rt.host_names.at(static_cast<std::size_t>(world_ranks[i])) ==
+               rt.host_names.at(static_cast<std::size_t>(rt.world_rank));
+  m.measured.cores = one_host ? static_cast<int>(request::host_cores()) : 0;
+  m.measured.copies = m.level == model::Level::shm ? 1 : 2;
   m.which = which_model(m.measured);
   return m;
 }

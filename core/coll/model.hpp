@@ -7,8 +7,14 @@
 //   model 2  Table 2 with measured one-way and exchange latencies S1, S2 and
 //            per-byte costs M1, M2 taken at the message's size;
 //   model 3  Table 3: M, M', M'' at n, n/2 and n/4 (the pieces the
-//            algorithm's stages move), the default once a level is
-//            calibrated.
+//            algorithm's stages move);
+//   model 4  ours, not the paper's (its model 4 multiplied M by 1.3 and S
+//            by 2 by hand): model 3, and no less than the algorithm's total
+//            work (every message's S1 and bytes x M1 x copies) divided by
+//            the host's cores when the communicator's processes outnumber
+//            them: the paper has one process per node, a crowded host
+//            runs the stages' transfers a few at a time.  The default once
+//            a level is calibrated.
 //
 // A level's measurements come from the site file section [coll.calibration.<level>]
 // that gridmpi-calibrate writes (core/tools/gridmpi_calibrate.cpp); a level
@@ -49,6 +55,12 @@ struct Costs {
   Table m2;       // exchange seconds per byte (each side sends and receives one)
   bool calibrated = false;
   std::string source;  // where the figures come from, for messages
+  // Model 4's host: when every process of the communicator shares one host,
+  // its cores (mpirun's count); 0 otherwise.  `copies`: processors busy per
+  // byte moved (1 for shared memory, where the receiver copies; 2 for TCP,
+  // where both ends copy).
+  int cores = 0;
+  double copies = 1;
 };
 
 // "1k:2.5e-10 64k:1.1e-10 ..." <-> Table.  parse throws MpiError(MPI_ERR_ARG)
@@ -62,8 +74,8 @@ Costs costs(Level level, double declared_latency_us, double declared_bandwidth);
 // Model 1's figures: S1 = S2 = the latency, M1 = M2 = 1 / bandwidth.
 Costs declared_costs(double latency_us, double bandwidth);
 
-// The paper's formulas.  `which` is 1, 2 or 3 (model 1 is formula 2 on the
-// declared costs: callers pass those).  Stages of a group of q members are
+// The paper's formulas.  `which` is 1, 2, 3 or 4 (model 1 is formula 2 on
+// the declared costs: callers pass those).  Stages of a group of q members are
 // ceil(log2 q); a smaller last group and non-power-of-two groups as in
 // delivery.cpp.
 double estimate_ring(std::size_t n, int p, const Costs& c, int which);
@@ -86,7 +98,7 @@ struct CommModel {
   Level level = Level::shm;
   Costs measured;  // calibrated figures, or the declared ones
   Costs declared;  // model 1's catalogue figures
-  int which = 1;   // coll.model, resolved: 3 when calibrated, else 1; 0 = "rules"
+  int which = 1;   // coll.model, resolved: 4 when calibrated, else 1; 0 = "rules"
   // The last choices by message size (a choice costs a few table look-ups
   // per candidate: half a microsecond, a tenth of a small TCP broadcast).
   struct Cached {

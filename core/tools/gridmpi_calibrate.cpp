@@ -14,8 +14,8 @@
 // trip: one-way time T1) and an exchange (MPI_Sendrecv right after a
 // barrier: T2), each timed per repetition, 10% trimmed at both ends and
 // averaged (the paper's method; up to 500 repetitions, fewer where a size
-// would exceed its time budget).  S1 = T1(0), S2 = T2(0); M1(x) =
-// (T1(x) - S1) / x, M2(x) = (T2(x) - S2) / x.
+// would exceed its time budget).  S1 and S2 are the least T1 and T2 up to
+// 4 KiB (normally T(0)); M1(x) = (T1(x) - S1) / x, M2(x) = (T2(x) - S2) / x.
 //
 // The wide-area level is measured by every multi-cluster job at MPI_Init
 // (core/coll/wan_model.cpp); a [coll.calibration.wan] section can be
@@ -213,7 +213,15 @@ std::string calibrate(const std::string& self, const std::string& level, std::si
   if (status != 0 || points.empty() || points.front().bytes != 0)
     die("the " + level + " probe failed (mpirun exit status " +
         std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + "); see mpirun's message above");
-  const double s1 = points.front().t1, s2 = points.front().t2;
+  // The latencies: the least time up to 4 KiB (a zero-byte exchange right
+  // after a barrier can catch a process asleep; a latency is never above a
+  // slightly longer message's time).
+  double s1 = points.front().t1, s2 = points.front().t2;
+  for (const Point& pt : points) {
+    if (pt.bytes > 4096) break;
+    s1 = std::min(s1, pt.t1);
+    s2 = std::min(s2, pt.t2);
+  }
   std::string m1, m2;
   for (std::size_t i = 1; i < points.size(); ++i) {
     const double x = static_cast<double>(points[i].bytes);

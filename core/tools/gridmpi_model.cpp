@@ -1,7 +1,8 @@
 // gridmpi-model: what the broadcast family's cost model (core/coll/model.hpp)
 // estimates and chooses, without running a job.
 //
-//   gridmpi-model [--level shm|net|wan] [--np P] [--sizes LIST] [--model 1|2|3|auto]
+//   gridmpi-model [--level shm|net|wan] [--np P] [--sizes LIST] [--model 1,2,3,4,auto]
+//                 [--cores C]
 //
 // Reads the same site and user files and environment as a job
 // ([coll.calibration.<level>], coll.model).  One line per size:
@@ -52,7 +53,7 @@ std::vector<std::string> split(const std::string& list) {
 
 int main(int argc, char** argv) {
   std::string level_text = "shm", sizes_text = "1k,64k,1m,16m", models_text = "auto";
-  int p = 8;
+  int p = 8, cores = 0;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -63,8 +64,11 @@ int main(int argc, char** argv) {
     else if (a == "--np") p = std::atoi(value().c_str());
     else if (a == "--sizes") sizes_text = value();
     else if (a == "--model") models_text = value();
+    else if (a == "--cores") cores = std::atoi(value().c_str());
     else if (a == "--help" || a == "-h") {
-      std::fputs("usage: gridmpi-model [--level shm|net|wan] [--np P] [--sizes LIST] [--model 1,2,3,auto]\n", stdout);
+      std::fputs("usage: gridmpi-model [--level shm|net|wan] [--np P] [--sizes LIST] [--model 1,2,3,4,auto]\n"
+                 "                     [--cores C]   (model 4: the host's cores when all P share it)\n",
+                 stdout);
       return 0;
     } else {
       die("unknown argument \"" + a + "\" (see --help)");
@@ -86,12 +90,14 @@ int main(int argc, char** argv) {
   const gridmpi::p2p::DeclaredLink link = gridmpi::p2p::declared_link(transport);
   const double latency = link.latency_us, bandwidth = link.bandwidth_bytes_per_s;
   try {
-    const model::Costs measured = model::costs(level, latency, bandwidth);
+    model::Costs measured = model::costs(level, latency, bandwidth);
+    measured.cores = cores;
+    measured.copies = level == model::Level::shm ? 1 : 2;
     const model::Costs declared = model::declared_costs(latency, bandwidth);
     std::fprintf(stdout, "# level %s: %s\n", level_text.c_str(), measured.source.c_str());
     for (const std::string& m : split(models_text)) {
-      int which = m == "auto" ? (measured.calibrated ? 3 : 1) : std::atoi(m.c_str());
-      if (which < 1 || which > 3) die("--model " + m + ": give 1, 2, 3 or auto");
+      int which = m == "auto" ? (measured.calibrated ? 4 : 1) : std::atoi(m.c_str());
+      if (which < 1 || which > 4) die("--model " + m + ": give 1, 2, 3, 4 or auto");
       const model::Costs& c = which == 1 ? declared : measured;
       for (const std::string& s : split(sizes_text)) {
         std::size_t n = parse_size(s);

@@ -136,3 +136,22 @@ TEST_CASE("multicast data tags: one per root and sequence number, above the othe
   // The window wraps far beyond what can be in flight.
   CHECK(coll::mcast::data_tag(0, 3, 64) == coll::mcast::data_tag(((1u << 29) - 2) / 64, 3, 64));
 }
+
+TEST_CASE("model 4 is model 3 bounded by the work over the host's cores", "[coll][model]") {
+  model::Costs c = flat(1e-6, 1e-6, 1e-10, 1e-10);
+  const std::size_t n = 1 << 20;
+  // Without a crowded host it is model 3.
+  for (int d : {1, 2, 4, 8}) CHECK(model::estimate_hybrid(n, 8, d, c, 4) == model::estimate_hybrid(n, 8, d, c, 3));
+  c.cores = 8;
+  CHECK(model::estimate_hybrid(n, 8, 4, c, 4) == model::estimate_hybrid(n, 8, 4, c, 3));
+  // 8 processes on 2 cores: binomial moves 7 n bytes in 7 messages.
+  c.cores = 2;
+  CHECK(model::estimate_hybrid(n, 8, 1, c, 4) == Approx((7 * 1e-6 + 7.0 * n * 1e-10) / 2));
+  // Splitting moves more bytes in more messages, which a crowded host pays
+  // for: the choice goes back towards the binomial tree.
+  for (int d : {2, 4, 8}) CHECK(model::estimate_hybrid(n, 8, d, c, 4) >= model::estimate_hybrid(n, 8, d, c, 3));
+  CHECK(model::estimate_ring(n, 8, c, 4) > model::estimate_ring(n, 8, c, 3));
+  CHECK(model::choose(n, 8, c, 4).d <= model::choose(n, 8, c, 3).d);
+  c.copies = 2;  // TCP: both ends copy
+  CHECK(model::estimate_hybrid(n, 8, 1, c, 4) == Approx((7 * 1e-6 + 2 * 7.0 * n * 1e-10) / 2));
+}
