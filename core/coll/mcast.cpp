@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -15,6 +16,7 @@
 #include "core/coll/impi_util.hpp"
 #include "core/coll/model.hpp"
 #include "core/coll/util.hpp"
+#include "core/job_layout.hpp"
 
 namespace gridmpi::coll::mcast {
 
@@ -107,6 +109,26 @@ model::Choice choose(std::size_t n, const std::vector<int>& members, const core:
   return model::choose(n, m, model::for_members(world.data(), m));
 }
 
+// The members of a multicast: the root, then its targets cluster by cluster
+// (the root's cluster first), by rank inside each: the deliveries' trees
+// and groups take consecutive members, so the message crosses between
+// clusters on few edges.  Root and targets order them alike from the
+// bitmap and the job layout.
+std::vector<int> members_of(int root, std::vector<int> targets, const core::Comm& comm) {
+  const core::JobLayout& layout = core::job_layout();
+  if (layout.multi_client()) {
+    const int home = layout.client(comm.group->world_rank(root));
+    auto key = [&](int r) {
+      const int c = layout.client(comm.group->world_rank(r));
+      return std::pair<int, int>(c == home ? -1 : c, r);
+    };
+    std::sort(targets.begin(), targets.end(), [&](int a, int b) { return key(a) < key(b); });
+  }
+  std::vector<int> members{root};
+  members.insert(members.end(), targets.begin(), targets.end());
+  return members;
+}
+
 nb::Task deliver(std::byte* data, std::size_t n, const Header& h, const std::vector<int>& members, int me,
                  core::Comm& comm) {
   const Members m{members.data(), static_cast<int>(members.size()), 0, me};
@@ -136,6 +158,12 @@ std::vector<int> checked_targets(const int* targets, int count, const core::Comm
                                                comm.size - 1));
     if (r == comm.rank)
       throw MpiError(MPI_ERR_RANK, fmt::format("targets[{}] is {}, the root itself; list only the other ranks", i, r));
+    const core::JobLayout& layout = core::job_layout();
+    const int client = layout.client(comm.group->world_rank(r));
+    if (!layout.lam_client.empty() && layout.lam_client[static_cast<std::size_t>(client)])
+      throw MpiError(MPI_ERR_RANK, fmt::format("targets[{}] is {}, a process of a LAM/MPI cluster, which has no "
+                                               "dynamic multicast; multicast only to gridmpi processes",
+                                               i, r));
   }
   std::sort(out.begin(), out.end());
   auto dup = std::adjacent_find(out.begin(), out.end());
@@ -152,12 +180,9 @@ nb::Task send(const void* buf, int count, MPI_Datatype type, std::vector<int> ta
   h.bytes = stream_size(count, type, h.external);
   h.comm_size = static_cast<std::uint32_t>(comm.size);
   h.bitmap.assign((static_cast<std::size_t>(comm.size) + 7) / 8, 0);
-  std::vector<int> members{comm.rank};
-  for (int t : targets) {
-    h.bitmap[static_cast<std::size_t>(t) / 8] |= static_cast<std::uint8_t>(1u << (t % 8));
-    members.push_back(t);
-  }
+  for (int t : targets) h.bitmap[static_cast<std::size_t>(t) / 8] |= static_cast<std::uint8_t>(1u << (t % 8));
   if (targets.empty()) co_return;
+  const std::vector<int> members = members_of(comm.rank, targets, comm);
   const model::Choice choice = choose(h.bytes, members, comm);
   h.algorithm = choice.ring ? Algorithm::ring : Algorithm::hybrid;
   h.d = static_cast<std::uint32_t>(choice.ring ? members.size() : static_cast<std::size_t>(choice.d));
@@ -181,14 +206,14 @@ nb::Task recv(void* buf, int count, MPI_Datatype type, int root, core::Comm& com
   std::vector<std::byte> raw(header_size(comm.size));
   co_await nb::wait(irecv(raw.data(), static_cast<int>(raw.size()), MPI_BYTE, root, header_tag, comm));
   const Header h = decode(raw, comm.size);
-  std::vector<int> members{static_cast<int>(h.root)};
-  int me = -1;
+  std::vector<int> targets;
   for (int r = 0; r < comm.size; ++r) {
-    if (r == static_cast<int>(h.root) || !(h.bitmap[static_cast<std::size_t>(r) / 8] & (1u << (r % 8)))) continue;
-    if (r == comm.rank) me = static_cast<int>(members.size());
-    members.push_back(r);
+    if (r != static_cast<int>(h.root) && (h.bitmap[static_cast<std::size_t>(r) / 8] & (1u << (r % 8))))
+      targets.push_back(r);
   }
-  if (me < 0 || h.d < 1 || h.d > members.size())
+  const std::vector<int> members = members_of(static_cast<int>(h.root), std::move(targets), comm);
+  const int me = static_cast<int>(std::find(members.begin(), members.end(), comm.rank) - members.begin());
+  if (me == 0 || me >= static_cast<int>(members.size()) || h.d < 1 || h.d > members.size())
     throw MpiError(MPI_ERR_INTERN, fmt::format("multicast {} of rank {}: a header this process cannot follow",
                                                h.sequence, h.root));
   const std::size_t n = h.bytes;

@@ -12,8 +12,8 @@
 //    stream's size, the algorithm (ring or hybrid d) and the bitmap of the
 //    targets.  Little-endian, fixed layout, so clusters of any byte order
 //    read it alike.
-//  * the members are the root (index 0) and the targets in increasing rank
-//    order (the bitmap's order); the data is the packed stream (in the job's
+//  * the members are the root (index 0) and the targets cluster by cluster
+//    (the root's first), by rank inside each; the data is the packed stream (in the job's
 //    collective representation, external32, when the communicator spans
 //    clusters), delivered by core/coll/delivery.hpp on a tag made of the
 //    root and its sequence number, so that multicasts in flight (of one
