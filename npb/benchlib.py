@@ -214,3 +214,45 @@ def gnuplot(script, png, who):
         return False
     print("plot: %s" % png)
     return True
+
+
+def two_cluster_job(wan, server, mpirun, sites, nps, argv, env, timeout, log, work_dir, cluster_env=None):
+    """One MPI job of two clusters through wan (wan/wanlib.py's Wan):
+    impi-server and cluster 0 (`mpirun -client 0 -np nps[0]`) in site A,
+    cluster 1 (`-client 1 -np nps[1]`) in site B; sites maps "A"/"B" to their
+    addresses.  Every process under `timeout` seconds.  Returns (cluster 0's
+    stdout, both clusters' stderr); RunError when a cluster fails."""
+    out = os.path.join(work_dir, "server.addr")
+    if os.path.exists(out):
+        os.unlink(out)
+    limit = str(int(timeout))
+    srv = subprocess.Popen(wan.exec("A", ["timeout", limit, server, "-server", "2", "-host", sites["A"], "-out", out]),
+                           env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True)
+    address, deadline = None, time.monotonic() + 20
+    while time.monotonic() < deadline and not address and srv.poll() is None:
+        if os.path.exists(out):
+            address = open(out).read().strip() or None
+        time.sleep(0.05)
+    if not address:
+        srv.kill()
+        raise RunError("impi-server did not print its address: %s" % srv.communicate()[0])
+    clients = [subprocess.Popen(wan.exec(site, ["timeout", limit, mpirun, "-client", str(k), address,
+                                                "-np", str(nps[k])] + argv),
+                                env=dict(env, **(cluster_env or {})), stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+               for k, site in enumerate("AB")]
+    results = [c.communicate(timeout=timeout + 20) for c in clients]
+    srv.communicate(timeout=20)
+    if log:
+        log.write("$ %d + %d through %g ms: %s\n%s\n" % (nps[0], nps[1], wan.delay_ms, " ".join(argv),
+                                                        "".join("--- client %d\n%s%s" % (k, o, e)
+                                                                for k, (o, e) in enumerate(results))))
+        log.flush()
+    for k, c in enumerate(clients):
+        if c.returncode != 0:
+            raise RunError("%d + %d at %g ms: %s: client %d exit %d: %s" % (nps[0], nps[1], wan.delay_ms,
+                                                                          " ".join(argv), k, c.returncode,
+                                                                          results[k][1][-500:]))
+    return results[0][0], "".join(e for _, e in results)
+

@@ -27,7 +27,8 @@ const conf::ChoiceParam model_param{
     "the cost model that chooses MPI_Bcast's algorithm (ring or hybrid d) and the d of hybrid: 1 = the "
     "transports' declared latency and bandwidth; 2 = the measured latencies and per-byte costs at the "
     "message's size; 3 = per-byte costs at n, n/2 and n/4; 4 = 3, and no less than the total work over the "
-    "host's cores when processes outnumber them; auto = 4 where gridmpi-calibrate measured the level, else 1; rules = the fixed size thresholds of core/coll/select.cpp (no model); give every "
+    "host's cores when processes outnumber them; auto = 4 (on the declared figures where gridmpi-calibrate never "
+    "measured the level); rules = the fixed size thresholds of core/coll/select.cpp (no model); give every "
     "process the same value",
     conf::Level::tuner};
 
@@ -95,9 +96,9 @@ const std::string& model_setting() {
   return value;
 }
 
-int which_model(const Costs& measured) {
+int which_model() {
   const std::string& forced = model_setting();
-  if (forced == "auto") return measured.calibrated ? 4 : 1;
+  if (forced == "auto") return 4;
   if (forced == "rules") return 0;
   return forced[0] - '0';
 }
@@ -285,7 +286,7 @@ CommModel for_members(const int* world_ranks, int count) {
                rt.host_names.at(static_cast<std::size_t>(rt.world_rank));
   m.measured.cores = one_host ? static_cast<int>(request::host_cores()) : 0;
   m.measured.copies = m.level == model::Level::shm ? 1 : 2;
-  m.which = which_model(m.measured);
+  m.which = which_model();
   return m;
 }
 

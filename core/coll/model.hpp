@@ -13,8 +13,8 @@
 //            work (every message's S1 and bytes x M1 x copies) divided by
 //            the host's cores when the communicator's processes outnumber
 //            them: the paper has one process per node, a crowded host
-//            runs the stages' transfers a few at a time.  The default once
-//            a level is calibrated.
+//            runs the stages' transfers a few at a time.  The default, on
+//            the declared figures where a level was never calibrated.
 //
 // A level's measurements come from the site file section [coll.calibration.<level>]
 // that gridmpi-calibrate writes (core/tools/gridmpi_calibrate.cpp); a level
@@ -98,7 +98,7 @@ struct CommModel {
   Level level = Level::shm;
   Costs measured;  // calibrated figures, or the declared ones
   Costs declared;  // model 1's catalogue figures
-  int which = 1;   // coll.model, resolved: 4 when calibrated, else 1; 0 = "rules"
+  int which = 4;   // coll.model, resolved (auto = 4); 0 = "rules"
   // The last choices by message size (a choice costs a few table look-ups
   // per candidate: half a microsecond, a tenth of a small TCP broadcast).
   struct Cached {

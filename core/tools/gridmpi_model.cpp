@@ -96,7 +96,7 @@ int main(int argc, char** argv) {
     const model::Costs declared = model::declared_costs(latency, bandwidth);
     std::fprintf(stdout, "# level %s: %s\n", level_text.c_str(), measured.source.c_str());
     for (const std::string& m : split(models_text)) {
-      int which = m == "auto" ? (measured.calibrated ? 4 : 1) : std::atoi(m.c_str());
+      int which = m == "auto" ? 4 : std::atoi(m.c_str());
       if (which < 1 || which > 4) die("--model " + m + ": give 1, 2, 3, 4 or auto");
       const model::Costs& c = which == 1 ? declared : measured;
       for (const std::string& s : split(sizes_text)) {
