@@ -1,7 +1,7 @@
 #!/bin/sh
 # Every MPI_ function exported by libmpi.so must have its PMPI_ twin at the
-# same address (the profiling interface), and nothing but the MPI API may be
-# exported.  Also lists the functions of mpi.h not implemented yet.
+# same address (the profiling interface), and so must gridmpi's extensions
+# (GMPI_ and PGMPI_, core/include/mpi.h); nothing else may be exported.  Also lists the functions of mpi.h not implemented yet.
 # Usage: check_symbols.sh LIBMPI MPI_H
 set -eu
 lib=$1
@@ -10,16 +10,18 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 nm -D --defined-only "$lib" | awk '$2 ~ /^[TW]$/ {print $3, $1}' | sort > "$tmp/defined"
 status=0
+# $1 (at $2) must have its profiling twin P$1 at the same address.
+has_twin() {
+  taddr=$(awk -v n="P$1" '$1 == n {print $2}' "$tmp/defined")
+  if [ -z "$taddr" ]; then echo "missing profiling entry point P$1"; status=1
+  elif [ "$taddr" != "$2" ]; then echo "$1 and P$1 differ"; status=1; fi
+}
 while read -r name addr; do
   case "$name" in
     MPI_*_FN) ;;  # predefined attribute callbacks are plain functions
-    MPI_*)
-      twin=P$name
-      taddr=$(awk -v n="$twin" '$1 == n {print $2}' "$tmp/defined")
-      if [ -z "$taddr" ]; then echo "missing profiling entry point $twin"; status=1
-      elif [ "$taddr" != "$addr" ]; then echo "$name and $twin differ"; status=1; fi ;;
-    PMPI_*)
-      grep -q "^${name#P} " "$tmp/defined" || { echo "$name has no MPI_ alias"; status=1; } ;;
+    MPI_*|GMPI_*) has_twin "$name" "$addr" ;;
+    PMPI_*|PGMPI_*)
+      grep -q "^${name#P} " "$tmp/defined" || { echo "$name has no ${name#P} alias"; status=1; } ;;
     mpi_*|pmpi_*) ;;
     _init|_fini) ;;
     *) echo "unexpected exported symbol $name"; status=1 ;;
