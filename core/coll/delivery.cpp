@@ -3,12 +3,14 @@
 #include "core/coll/delivery.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <utility>
 #include <vector>
 
 #include "base/error.hpp"
 #include "core/coll/coll.hpp"
 #include "core/coll/util.hpp"
+#include "core/job_layout.hpp"
 
 namespace gridmpi::coll {
 
@@ -24,15 +26,31 @@ struct Pieces {
   std::size_t bytes(int first, int last) const noexcept { return split.offset(last) - split.offset(first); }
 };
 
+// The largest message to `peer`: between clusters at most IMPI_C_DATALEN
+// (a longer one would wait a wide-area round trip for the long protocol's
+// SYNCACK before its data flows; chunks flow at once, in order), else
+// unlimited.  Both ends compute the same.
+std::size_t chunk_limit(int peer, const core::Comm& comm) {
+  if (!comm.clients) return SIZE_MAX;
+  const core::JobLayout& layout = core::job_layout();
+  if (layout.client(comm.group->world_rank(peer)) == layout.client(comm.group->world_rank(comm.rank)))
+    return SIZE_MAX;
+  return static_cast<std::size_t>(std::max(4096, layout.wan_datalen - 256));
+}
+
 // Zero-byte messages are skipped on both sides alike (both compute the same
 // sizes).
 void post_send(Posted& r, const Pieces& p, int first, int last, int dest, int tag, core::Comm& comm) {
-  std::size_t n = p.bytes(first, last);
-  if (n > 0) r.push_back(isend(p.data + p.offset(first), byte_count(n), MPI_BYTE, dest, tag, comm));
+  const std::size_t n = p.bytes(first, last), step = chunk_limit(dest, comm);
+  for (std::size_t done = 0; done < n; done += step)
+    r.push_back(isend(p.data + p.offset(first) + done, byte_count(std::min(step, n - done)), MPI_BYTE, dest, tag,
+                      comm));
 }
 void post_recv(Posted& r, const Pieces& p, int first, int last, int source, int tag, core::Comm& comm) {
-  std::size_t n = p.bytes(first, last);
-  if (n > 0) r.push_back(irecv(p.data + p.offset(first), byte_count(n), MPI_BYTE, source, tag, comm));
+  const std::size_t n = p.bytes(first, last), step = chunk_limit(source, comm);
+  for (std::size_t done = 0; done < n; done += step)
+    r.push_back(irecv(p.data + p.offset(first) + done, byte_count(std::min(step, n - done)), MPI_BYTE, source, tag,
+                      comm));
 }
 
 int lowest_bit(int v) noexcept { return v & -v; }

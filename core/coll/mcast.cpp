@@ -129,12 +129,56 @@ std::vector<int> members_of(int root, std::vector<int> targets, const core::Comm
   return members;
 }
 
+nb::Task run(std::byte* data, std::size_t n, bool ring, int d, const std::vector<int>& members, int me, int tag,
+             core::Comm& comm) {
+  const Members m{members.data(), static_cast<int>(members.size()), 0, me};
+  if (ring) return ring_schedule(data, n, m, tag, comm);
+  return hybrid_schedule(data, n, std::min(d, m.size), m, tag, comm);
+}
+
+// The members cut cluster by cluster (they are ordered so): each part starts
+// with its source, the root in the root's cluster, else the part's first
+// member (its leader).
+std::vector<std::vector<int>> parts_of(const std::vector<int>& members, const core::Comm& comm) {
+  const core::JobLayout& layout = core::job_layout();
+  std::vector<std::vector<int>> parts;
+  int last = -1;
+  for (int r : members) {
+    const int c = layout.client(comm.group->world_rank(r));
+    if (parts.empty() || c != last) parts.emplace_back();
+    parts.back().push_back(r);
+    last = c;
+  }
+  return parts;
+}
+
+// Inside one cluster: one delivery over the members (the header's
+// algorithm).  Across clusters: first over the root and the leaders (the
+// header's algorithm: each byte crosses between clusters about once, in
+// chunks), then inside each cluster from its source (the part's own choice,
+// by the same model over its members: a cluster's processes share their
+// configuration, as every collective's choice assumes).
 nb::Task deliver(std::byte* data, std::size_t n, const Header& h, const std::vector<int>& members, int me,
                  core::Comm& comm) {
-  const Members m{members.data(), static_cast<int>(members.size()), 0, me};
   const int tag = data_tag(h.sequence, static_cast<int>(h.root), comm.size);
-  if (h.algorithm == Algorithm::ring) return ring_schedule(data, n, m, tag, comm);
-  return hybrid_schedule(data, n, static_cast<int>(h.d), m, tag, comm);
+  const bool ring = h.algorithm == Algorithm::ring;
+  const std::vector<std::vector<int>> parts = comm.clients ? parts_of(members, comm) : std::vector<std::vector<int>>{};
+  if (parts.size() <= 1) {
+    co_await run(data, n, ring, static_cast<int>(h.d), members, me, tag, comm);
+    co_return;
+  }
+  std::vector<int> leaders;
+  for (const auto& part : parts) leaders.push_back(part.front());
+  const int rank = members[static_cast<std::size_t>(me)];
+  auto at = std::find(leaders.begin(), leaders.end(), rank);
+  if (at != leaders.end())
+    co_await run(data, n, ring, static_cast<int>(h.d), leaders, static_cast<int>(at - leaders.begin()), tag, comm);
+  for (const auto& part : parts) {
+    auto mine = std::find(part.begin(), part.end(), rank);
+    if (mine == part.end()) continue;
+    const model::Choice local = choose(n, part, comm);
+    co_await run(data, n, local.ring, local.d, part, static_cast<int>(mine - part.begin()), tag, comm);
+  }
 }
 
 }  // namespace
@@ -183,7 +227,11 @@ nb::Task send(const void* buf, int count, MPI_Datatype type, std::vector<int> ta
   for (int t : targets) h.bitmap[static_cast<std::size_t>(t) / 8] |= static_cast<std::uint8_t>(1u << (t % 8));
   if (targets.empty()) co_return;
   const std::vector<int> members = members_of(comm.rank, targets, comm);
-  const model::Choice choice = choose(h.bytes, members, comm);
+  // Across clusters the header's choice is for the root and the leaders.
+  std::vector<int> first_hop;
+  if (comm.clients)
+    for (const auto& part : parts_of(members, comm)) first_hop.push_back(part.front());
+  const model::Choice choice = choose(h.bytes, first_hop.size() > 1 ? first_hop : members, comm);
   h.algorithm = choice.ring ? Algorithm::ring : Algorithm::hybrid;
   h.d = static_cast<std::uint32_t>(choice.ring ? members.size() : static_cast<std::size_t>(choice.d));
   const std::vector<std::byte> header = encode(h);
