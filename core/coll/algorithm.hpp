@@ -153,6 +153,10 @@ template <Kind K> const Algorithm<Args<K>>* forced_algorithm();
 // Resolves a forced-algorithm setting (the text of the parameter): nullptr
 // for "" or "auto", else the algorithm; throws like forced_algorithm().
 template <Kind K> const Algorithm<Args<K>>* parse_forced(std::string_view text);
+// Whether MPI_Bcast of `bytes` on c takes the crowded host's linear algorithm
+// (coll.crowded, over shared memory; select.cpp); the dynamic multicast
+// follows it.
+bool crowded_linear_bcast(std::size_t bytes, const core::Comm& c);
 // The values the coll.<kind>_algorithm parameter accepts ("auto" and the names).
 std::vector<std::string> algorithm_parameter_choices(Kind kind);
 

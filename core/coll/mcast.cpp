@@ -25,7 +25,7 @@ namespace {
 constexpr std::uint32_t magic = 0x474d4331;  // "GMC1"
 constexpr std::size_t fixed_bytes = 32;
 
-enum class Algorithm : std::uint8_t { hybrid = 0, ring = 1 };
+enum class Algorithm : std::uint8_t { hybrid = 0, ring = 1, linear = 2 };
 
 struct Header {
   std::uint32_t root = 0;
@@ -129,10 +129,24 @@ std::vector<int> members_of(int root, std::vector<int> targets, const core::Comm
   return members;
 }
 
-nb::Task run(std::byte* data, std::size_t n, bool ring, int d, const std::vector<int>& members, int me, int tag,
-             core::Comm& comm) {
+// The root sends the whole message to every other member (the crowded
+// host's choice, as MPI_Bcast's: every receiver copies at once).
+nb::Task linear_schedule(std::byte* data, std::size_t n, std::vector<int> members, int me, core::Comm& comm, int tag) {
+  std::vector<request::Request*> r;
+  if (n == 0) co_return;
+  if (me == 0) {
+    for (std::size_t i = 1; i < members.size(); ++i) r.push_back(isend(data, byte_count(n), MPI_BYTE, members[i], tag, comm));
+  } else {
+    r.push_back(irecv(data, byte_count(n), MPI_BYTE, members[0], tag, comm));
+  }
+  co_await nb::wait(std::move(r));
+}
+
+nb::Task run(std::byte* data, std::size_t n, Algorithm algorithm, int d, const std::vector<int>& members, int me,
+             int tag, core::Comm& comm) {
   const Members m{members.data(), static_cast<int>(members.size()), 0, me};
-  if (ring) return ring_schedule(data, n, m, tag, comm);
+  if (algorithm == Algorithm::linear) return linear_schedule(data, n, members, me, comm, tag);
+  if (algorithm == Algorithm::ring) return ring_schedule(data, n, m, tag, comm);
   return hybrid_schedule(data, n, std::min(d, m.size), m, tag, comm);
 }
 
@@ -161,10 +175,9 @@ std::vector<std::vector<int>> parts_of(const std::vector<int>& members, const co
 nb::Task deliver(std::byte* data, std::size_t n, const Header& h, const std::vector<int>& members, int me,
                  core::Comm& comm) {
   const int tag = data_tag(h.sequence, static_cast<int>(h.root), comm.size);
-  const bool ring = h.algorithm == Algorithm::ring;
   const std::vector<std::vector<int>> parts = comm.clients ? parts_of(members, comm) : std::vector<std::vector<int>>{};
   if (parts.size() <= 1) {
-    co_await run(data, n, ring, static_cast<int>(h.d), members, me, tag, comm);
+    co_await run(data, n, h.algorithm, static_cast<int>(h.d), members, me, tag, comm);
     co_return;
   }
   std::vector<int> leaders;
@@ -172,12 +185,14 @@ nb::Task deliver(std::byte* data, std::size_t n, const Header& h, const std::vec
   const int rank = members[static_cast<std::size_t>(me)];
   auto at = std::find(leaders.begin(), leaders.end(), rank);
   if (at != leaders.end())
-    co_await run(data, n, ring, static_cast<int>(h.d), leaders, static_cast<int>(at - leaders.begin()), tag, comm);
+    co_await run(data, n, h.algorithm, static_cast<int>(h.d), leaders, static_cast<int>(at - leaders.begin()), tag,
+                 comm);
   for (const auto& part : parts) {
     auto mine = std::find(part.begin(), part.end(), rank);
     if (mine == part.end()) continue;
     const model::Choice local = choose(n, part, comm);
-    co_await run(data, n, local.ring, local.d, part, static_cast<int>(mine - part.begin()), tag, comm);
+    co_await run(data, n, local.ring ? Algorithm::ring : Algorithm::hybrid, local.d, part,
+                 static_cast<int>(mine - part.begin()), tag, comm);
   }
 }
 
@@ -233,6 +248,10 @@ nb::Task send(const void* buf, int count, MPI_Datatype type, std::vector<int> ta
     for (const auto& part : parts_of(members, comm)) first_hop.push_back(part.front());
   const model::Choice choice = choose(h.bytes, first_hop.size() > 1 ? first_hop : members, comm);
   h.algorithm = choice.ring ? Algorithm::ring : Algorithm::hybrid;
+  // A crowded host over shared memory: linear, as MPI_Bcast there (unless an
+  // algorithm is forced).
+  if (first_hop.size() <= 1 && forced_algorithm<Kind::bcast>() == nullptr && crowded_linear_bcast(h.bytes, comm))
+    h.algorithm = Algorithm::linear;
   h.d = static_cast<std::uint32_t>(choice.ring ? members.size() : static_cast<std::size_t>(choice.d));
   const std::vector<std::byte> header = encode(h);
   std::vector<request::Request*> headers;
@@ -261,7 +280,8 @@ nb::Task recv(void* buf, int count, MPI_Datatype type, int root, core::Comm& com
   }
   const std::vector<int> members = members_of(static_cast<int>(h.root), std::move(targets), comm);
   const int me = static_cast<int>(std::find(members.begin(), members.end(), comm.rank) - members.begin());
-  if (me == 0 || me >= static_cast<int>(members.size()) || h.d < 1 || h.d > members.size())
+  if (me == 0 || me >= static_cast<int>(members.size()) || h.d < 1 || h.d > members.size() ||
+      static_cast<int>(h.algorithm) > static_cast<int>(Algorithm::linear))
     throw MpiError(MPI_ERR_INTERN, fmt::format("multicast {} of rank {}: a header this process cannot follow",
                                                h.sequence, h.root));
   const std::size_t n = h.bytes;

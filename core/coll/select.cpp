@@ -327,6 +327,12 @@ const Algorithm<Args<K>>& default_choice(const Args<K>& a, const core::Comm& c) 
 
 }  // namespace
 
+bool crowded_linear_bcast(std::size_t bytes, const core::Comm& c) {
+  if (!crowded()) return false;
+  const Rule& rule = Crowded<Kind::bcast>::rules[0];
+  return c.size <= rule.max_comm_size && bytes <= rule.max_bytes && model::of(c).level == model::Level::shm;
+}
+
 template <Kind K>
 const Algorithm<Args<K>>* parse_forced(std::string_view text) {
   if (text.empty() || text == "auto") return nullptr;
