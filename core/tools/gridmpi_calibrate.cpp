@@ -14,8 +14,10 @@
 // trip: one-way time T1) and an exchange (MPI_Sendrecv right after a
 // barrier: T2), each timed per repetition, 10% trimmed at both ends and
 // averaged (the paper's method; up to 500 repetitions, fewer where a size
-// would exceed its time budget).  S1 and S2 are the least T1 and T2 up to
-// 4 KiB (normally T(0)); M1(x) = (T1(x) - S1) / x, M2(x) = (T2(x) - S2) / x.
+// would exceed its time budget); a size measured slower than a longer one
+// takes the longer one's time (time never falls with the size).  S1 and S2
+// are the least T1 and T2 up to 4 KiB (normally T(0)); M1(x) =
+// (T1(x) - S1) / x, M2(x) = (T2(x) - S2) / x.
 //
 // The wide-area level is measured by every multi-cluster job at MPI_Init
 // (core/coll/wan_model.cpp); a [coll.calibration.wan] section can be
@@ -213,6 +215,13 @@ std::string calibrate(const std::string& self, const std::string& level, std::si
   if (status != 0 || points.empty() || points.front().bytes != 0)
     die("the " + level + " probe failed (mpirun exit status " +
         std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + "); see mpirun's message above");
+  // A longer message never takes less time: a size measured slower than a
+  // longer one caught the noise of this host (a process asleep, the VM's
+  // other state) and takes the longer one's time.
+  for (std::size_t i = points.size() - 1; i-- > 0;) {
+    points[i].t1 = std::min(points[i].t1, points[i + 1].t1);
+    points[i].t2 = std::min(points[i].t2, points[i + 1].t2);
+  }
   // The latencies: the least time up to 4 KiB (a zero-byte exchange right
   // after a barrier can catch a process asleep; a latency is never above a
   // slightly longer message's time).
