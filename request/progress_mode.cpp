@@ -55,7 +55,10 @@ long usable_cores() {
 
 }  // namespace
 
-long host_cores() noexcept { return env_count("_YAMPI_LOCAL_CORES"); }
+long job_host_cores() noexcept {
+  const long nprocs = env_count("_YAMPI_NPROCS");
+  return nprocs > 0 && env_count("_YAMPI_LOCAL_NPROCS") == nprocs ? env_count("_YAMPI_LOCAL_CORES") : 0;
+}
 
 bool job_crowded() noexcept {
   const long nprocs = env_count("_YAMPI_NPROCS");

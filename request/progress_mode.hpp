@@ -25,8 +25,10 @@ bool yield_when_idle_setting();
 // their algorithms by it).  False when mpirun did not say.
 bool job_crowded() noexcept;
 
-// mpirun's count of the cores of this host (_YAMPI_LOCAL_CORES, the same for
-// every process it starts there); 0 when it did not say.
-long host_cores() noexcept;
+// When every process this mpirun started runs on one host (_YAMPI_NPROCS =
+// _YAMPI_LOCAL_NPROCS): that host's cores (_YAMPI_LOCAL_CORES); else, or when
+// mpirun did not say, 0.  The same at every process of the job (processor
+// names cannot tell hosts apart: network-namespace "hosts" share one).
+long job_host_cores() noexcept;
 
 }  // namespace gridmpi::request

@@ -3,6 +3,7 @@
 #include "core/coll/delivery.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -30,11 +31,13 @@ struct Pieces {
 // (a longer one would wait a wide-area round trip for the long protocol's
 // SYNCACK before its data flows; chunks flow at once, in order), else
 // unlimited.  Both ends compute the same.
+// And never more than INT_MAX bytes (a message's count is an int).
 std::size_t chunk_limit(int peer, const core::Comm& comm) {
-  if (!comm.clients) return SIZE_MAX;
+  constexpr std::size_t most = INT_MAX;
+  if (!comm.clients) return most;
   const core::JobLayout& layout = core::job_layout();
   if (layout.client(comm.group->world_rank(peer)) == layout.client(comm.group->world_rank(comm.rank)))
-    return SIZE_MAX;
+    return most;
   return static_cast<std::size_t>(std::max(4096, layout.wan_datalen - 256));
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <climits>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -134,10 +135,15 @@ std::vector<int> members_of(int root, std::vector<int> targets, const core::Comm
 nb::Task linear_schedule(std::byte* data, std::size_t n, std::vector<int> members, int me, core::Comm& comm, int tag) {
   std::vector<request::Request*> r;
   if (n == 0) co_return;
-  if (me == 0) {
-    for (std::size_t i = 1; i < members.size(); ++i) r.push_back(isend(data, byte_count(n), MPI_BYTE, members[i], tag, comm));
-  } else {
-    r.push_back(irecv(data, byte_count(n), MPI_BYTE, members[0], tag, comm));
+  constexpr std::size_t step = INT_MAX;  // a message's count is an int
+  for (std::size_t done = 0; done < n; done += step) {
+    const int count = byte_count(std::min(step, n - done));
+    if (me == 0) {
+      for (std::size_t i = 1; i < members.size(); ++i)
+        r.push_back(isend(data + done, count, MPI_BYTE, members[i], tag, comm));
+    } else {
+      r.push_back(irecv(data + done, count, MPI_BYTE, members[0], tag, comm));
+    }
   }
   co_await nb::wait(std::move(r));
 }

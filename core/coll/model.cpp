@@ -143,6 +143,7 @@ Table parse_table(std::string_view text, std::string_view what) {
     if (colon == std::string_view::npos)
       throw MpiError(MPI_ERR_ARG, fmt::format("{}: \"{}\" is not SIZE:SECONDS_PER_BYTE", what, item));
     std::size_t size = parse_size(item.substr(0, colon), what);
+    if (size == 0) throw MpiError(MPI_ERR_ARG, fmt::format("{}: a size of 0 has no cost per byte", what));
     std::string number(item.substr(colon + 1));
     char* stop = nullptr;
     double seconds = std::strtod(number.c_str(), &stop);
@@ -278,13 +279,11 @@ CommModel for_members(const int* world_ranks, int count) {
   m.level = name == "shm" || name == "self" ? model::Level::shm : name == "impi" ? model::Level::wan : model::Level::net;
   m.measured = costs(m.level, worst.latency_us, worst.bandwidth_bytes_per_s);
   m.declared = declared_costs(worst.latency_us, worst.bandwidth_bytes_per_s);
-  // Model 4: every member on this process's host (mpirun's processor names,
-  // the same at every member) shares its cores.
-  bool one_host = true;
-  for (int i = 0; i < count && one_host; ++i)
-    one_host = rt.host_names.at(static_cast<std::size_t>(world_ranks[i])) ==
-               rt.host_names.at(static_cast<std::size_t>(rt.world_rank));
-  m.measured.cores = one_host ? static_cast<int>(request::host_cores()) : 0;
+  // Model 4: the cores of the host when the whole job (this cluster's) runs
+  // on it; every member computes the same (its processor name could not
+  // tell two network-namespace hosts apart, and their core counts may
+  // differ: the choice must not).
+  m.measured.cores = m.level == model::Level::wan ? 0 : static_cast<int>(request::job_host_cores());
   m.measured.copies = m.level == model::Level::shm ? 1 : 2;
   m.which = which_model();
   return m;

@@ -55,8 +55,8 @@ struct Costs {
   Table m2;       // exchange seconds per byte (each side sends and receives one)
   bool calibrated = false;
   std::string source;  // where the figures come from, for messages
-  // Model 4's host: when every process of the communicator shares one host,
-  // its cores (mpirun's count); 0 otherwise.  `copies`: processors busy per
+  // Model 4's host: when the whole job (cluster) runs on one host, its cores
+  // (mpirun's count, request::job_host_cores); 0 otherwise.  `copies`: processors busy per
   // byte moved (1 for shared memory, where the receiver copies; 2 for TCP,
   // where both ends copy).
   int cores = 0;

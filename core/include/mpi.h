@@ -1081,7 +1081,9 @@ GRIDMPI_DECL(int, T_category_changed, (int *stamp))
  * in flight.  A target's count is a capacity, as for MPI_Recv (status tells
  * the size; a longer message is MPI_ERR_TRUNCATE); root may be
  * MPI_ANY_SOURCE.  Bad targets (out of range, listed twice, the root
- * itself) are MPI_ERR_RANK.  See core/coll/mcast.hpp. */
+ * itself) are MPI_ERR_RANK.  Targets pass the message on to each other:
+ * targets of overlapping multicasts must receive them in one order
+ * (docs/collectives.md).  See core/coll/mcast.hpp. */
 #define GMPI_MCAST 1
 int GMPI_Mcast(const void *buf, int count, MPI_Datatype datatype, const int targets[], int ntargets, MPI_Comm comm);
 int PGMPI_Mcast(const void *buf, int count, MPI_Datatype datatype, const int targets[], int ntargets, MPI_Comm comm);

@@ -329,7 +329,10 @@ void mcast(int count, MPI_Datatype type, const Comm& comm) {
 }
 
 void mcast_root(int root, const Comm& comm) {
-  if (root != MPI_ANY_SOURCE) check_root(root, comm);
+  if (root == MPI_ANY_SOURCE) return;
+  check_root(root, comm);
+  if (root == comm.rank)
+    throw MpiError(MPI_ERR_ROOT, fmt::format("root {} is this process: a multicast never goes to its own root", root));
 }
 
 }  // namespace gridmpi::core::coll_checks

@@ -281,6 +281,8 @@ static void bad_arguments(MPI_Comm comm)
     expect_class(GMPI_Mcast(buf, 4, MPI_INT, list, -1, comm), MPI_ERR_ARG, "a negative ntargets");
     expect_class(GMPI_Mcast_recv(buf, 4, MPI_INT, mt_size, comm, MPI_STATUS_IGNORE), MPI_ERR_ROOT,
                  "a root out of range");
+    expect_class(GMPI_Mcast_recv(buf, 4, MPI_INT, mt_rank, comm, MPI_STATUS_IGNORE), MPI_ERR_ROOT,
+                 "this process as the root");
     E(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN)); /* MPI_COMM_NULL's errors go there */
     expect_class(GMPI_Mcast(buf, 4, MPI_INT, list, 1, MPI_COMM_NULL), MPI_ERR_COMM, "MPI_COMM_NULL");
     E(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));

@@ -50,6 +50,7 @@ TEST_CASE("per-byte cost tables parse, print and interpolate on a log scale of s
   CHECK_THROWS_AS(model::parse_table("1k:fast", "test"), MpiError);     // bad cost
   CHECK_THROWS_AS(model::parse_table("1k:-1e-9", "test"), MpiError);    // negative
   CHECK_THROWS_AS(model::parse_table("4k:1e-9 1k:1e-9", "test"), MpiError);  // not increasing
+  CHECK_THROWS_AS(model::parse_table("0:1e-9 1k:1e-9", "test"), MpiError);   // no cost per byte at 0
   try {
     model::parse_table("2k:1e-9 1k:1e-9", "coll.calibration.shm.m1");
   } catch (const MpiError& e) {
