@@ -7,16 +7,18 @@
  *
  *   mcast  gridmpi's GMPI_Mcast / GMPI_Mcast_recv (only when the MPI has
  *          GMPI_MCAST)
- *   comm   a communicator per subset: MPI_Comm_create_group over the master
- *          and the subset (collective over those alone), MPI_Bcast on it,
- *          MPI_Comm_free
+ *   comm   a communicator per subset: the master sends each target the
+ *          subset (a waiting worker cannot know it), MPI_Comm_create_group
+ *          over the master and the subset (collective over those alone),
+ *          MPI_Bcast on it, MPI_Comm_free
  *   isend  the master MPI_Isends to each target (MPI_Waitall), the targets
  *          MPI_Recv
  *
  * Rank 0 is the master, every other rank a worker.  Each round the master
  * draws a subset of k workers (every rank draws the same pseudo-random
- * subsets, so a worker knows whether it is in one; the others go on to the
- * next round, as waiting workers would), sends it the message, and waits
+ * subsets, so a worker knows whether it is in one and the others go on to
+ * the next round, as waiting workers would; only "comm" needs more than
+ * that and is told the subset), sends it the message, and waits
  * for a zero-byte acknowledgement from each target (the same for every
  * method: the time is the multicast's until every target has it, plus one
  * short message).  Per (method, k, size): 3 untimed rounds, from which the
@@ -94,11 +96,23 @@ static void deliver(enum method m, int rank, const int *subset, int k, unsigned 
             GMPI_Mcast_recv(buf, (int)bytes, MPI_BYTE, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 #endif
     } else if (m == COMM) {
+        /* A waiting worker does not know that it is a target, nor who else
+         * is: the master tells each target the subset first (k short
+         * messages), as a master-worker program must before its targets can
+         * call MPI_Comm_create_group; the group is built from what came. */
         MPI_Group world, group;
         MPI_Comm comm;
+        MPI_Request *req = NULL;
         int *ranks = (int *)malloc((size_t)(k + 1) * sizeof(int));
         ranks[0] = 0;
-        memcpy(ranks + 1, subset, (size_t)k * sizeof(int));
+        if (rank == 0) {
+            memcpy(ranks + 1, subset, (size_t)k * sizeof(int));
+            req = (MPI_Request *)malloc((size_t)k * sizeof(MPI_Request));
+            for (i = 0; i < k; ++i)
+                MPI_Isend(ranks + 1, k, MPI_INT, subset[i], 3, MPI_COMM_WORLD, &req[i]);
+        } else {
+            MPI_Recv(ranks + 1, k, MPI_INT, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
         MPI_Comm_group(MPI_COMM_WORLD, &world);
         MPI_Group_incl(world, k + 1, ranks, &group);
         MPI_Comm_create_group(MPI_COMM_WORLD, group, round & 0x7fff, &comm);
@@ -106,6 +120,10 @@ static void deliver(enum method m, int rank, const int *subset, int k, unsigned 
         MPI_Comm_free(&comm);
         MPI_Group_free(&group);
         MPI_Group_free(&world);
+        if (req) {
+            MPI_Waitall(k, req, MPI_STATUSES_IGNORE);
+            free(req);
+        }
         free(ranks);
     } else {
         if (rank == 0) {

@@ -11,7 +11,14 @@
 //
 //   gridmpi-wanem --end NETNS=CIDR[,CIDR...] --end NETNS=CIDR[,CIDR...] ...
 //                 [--dev NAME] [--delay MS] [--delay-from A:B=MS ...]
-//                 [--rate MBYTE_PER_S] [--queue BYTES] [--loss P] [--seed N]
+//                 [--rate MBYTE_PER_S] [--nic-rate MBYTE_PER_S] [--queue BYTES]
+//                 [--loss P] [--seed N]
+//
+// --rate caps each direction between two ends (a wide-area link per pair);
+// --nic-rate gives every end one network interface of that speed, shared by
+// all it sends and by all it receives, joined by a store-and-forward switch
+// (a cluster: a node sending to k others shares its interface among them;
+// k nodes sending to one share its interface).
 //
 // It prints "ready" on stdout once every device exists, and its counters on
 // stderr when it gets SIGUSR1 and when it stops (SIGTERM, SIGINT).  The
@@ -62,6 +69,9 @@ struct End {
   std::string netns;
   std::vector<Subnet> subnets;
   int fd = -1;
+  // --nic-rate: when the end's interface finishes sending / receiving what
+  // it has already taken.
+  std::uint64_t send_free_ns = 0, receive_free_ns = 0;
 };
 
 struct Packet {
@@ -84,7 +94,8 @@ struct Options {
   std::string dev = "wan0";
   double delay_ms = 0;
   std::vector<std::string> delay_from;  // "A:B=MS"
-  double rate = 0;                      // bytes per second; 0 = no cap
+  double rate = 0;                      // bytes per second per direction; 0 = no cap
+  double nic_rate = 0;                  // bytes per second per end's interface; 0 = none
   std::uint64_t queue_bytes = 0;        // drop-tail limit of the capped link; 0 = rate x 100 ms
   double loss = 0;
   std::uint64_t seed = 1;
@@ -144,9 +155,11 @@ void usage(FILE* to) {
   std::fputs(
       "usage: gridmpi-wanem --end NETNS=CIDR[,CIDR...] --end NETNS=CIDR[,CIDR...] [...]\n"
       "                     [--dev NAME] [--delay MS] [--delay-from NETNS_A:NETNS_B=MS ...]\n"
-      "                     [--rate MBYTE_PER_S] [--queue BYTES] [--loss P] [--seed N]\n"
+      "                     [--rate MBYTE_PER_S] [--nic-rate MBYTE_PER_S] [--queue BYTES]\n"
+      "                     [--loss P] [--seed N]\n"
       "Joins the named network namespaces through a TUN device each (NAME, default wan0),\n"
-      "delaying every IPv4 packet by MS milliseconds per direction.  Prints 'ready' once\n"
+      "delaying every IPv4 packet by MS milliseconds per direction; --rate caps each\n"
+      "direction, --nic-rate each end's interface (shared by its peers).  Prints 'ready' once\n"
       "the devices exist; counters go to stderr on SIGUSR1 and on exit.\n",
       to);
 }
@@ -164,6 +177,7 @@ Options parse_options(int argc, char** argv) {
     else if (a == "--delay") o.delay_ms = parse_number(value(), "--delay");
     else if (a == "--delay-from") o.delay_from.push_back(value());
     else if (a == "--rate") o.rate = parse_number(value(), "--rate") * 1e6;
+    else if (a == "--nic-rate") o.nic_rate = parse_number(value(), "--nic-rate") * 1e6;
     else if (a == "--queue") o.queue_bytes = static_cast<std::uint64_t>(parse_number(value(), "--queue"));
     else if (a == "--loss") {
       o.loss = parse_number(value(), "--loss");
@@ -232,7 +246,8 @@ class Emulator {
       if (a < 0 || b < 0 || a == b) throw Error("--delay-from '" + spec + "': name two different --end namespaces");
       dir(a, b).delay_ns = static_cast<std::uint64_t>(parse_number(spec.substr(eq + 1), "--delay-from") * 1e6);
     }
-    if (opt_.rate > 0 && opt_.queue_bytes == 0) opt_.queue_bytes = static_cast<std::uint64_t>(opt_.rate / 10);
+    const double fastest = opt_.rate > opt_.nic_rate ? opt_.rate : opt_.nic_rate;
+    if (fastest > 0 && opt_.queue_bytes == 0) opt_.queue_bytes = static_cast<std::uint64_t>(fastest / 10);
     if (opt_.queue_bytes != 0 && opt_.queue_bytes < kMaxPacket) opt_.queue_bytes = kMaxPacket;
   }
 
@@ -371,10 +386,31 @@ class Emulator {
         continue;
       }
       std::uint64_t now = now_ns(), leaves = now;
+      if (opt_.nic_rate > 0) {
+        // The sender's interface, then the switch's port to the receiver.
+        End& src = opt_.ends[from];
+        End& dst = opt_.ends[static_cast<std::size_t>(to)];
+        const std::uint64_t wire = static_cast<std::uint64_t>(p->len * 1e9 / opt_.nic_rate);
+        std::uint64_t sent = (src.send_free_ns > now ? src.send_free_ns : now) + wire;
+        // Store and forward: the switch sends on once it has the whole packet.
+        std::uint64_t start = dst.receive_free_ns > sent ? dst.receive_free_ns : sent;
+        // Bytes waiting at either interface ahead of this packet.
+        double waiting = static_cast<double>(sent - wire - now) * 1e-9 * opt_.nic_rate;
+        double queued = static_cast<double>(start - sent) * 1e-9 * opt_.nic_rate;
+        if (waiting + p->len > static_cast<double>(opt_.queue_bytes) ||
+            queued + p->len > static_cast<double>(opt_.queue_bytes)) {
+          ++d.overflowed;
+          free_.push_back(p);
+          continue;
+        }
+        src.send_free_ns = sent;
+        dst.receive_free_ns = start + wire;
+        leaves = dst.receive_free_ns;
+      }
       if (opt_.rate > 0) {
-        std::uint64_t start = d.link_free_ns > now ? d.link_free_ns : now;
+        std::uint64_t start = d.link_free_ns > leaves ? d.link_free_ns : leaves;
         // Bytes still waiting for the link ahead of this packet.
-        double waiting = static_cast<double>(start - now) * 1e-9 * opt_.rate;
+        double waiting = static_cast<double>(start - leaves) * 1e-9 * opt_.rate;
         if (waiting + p->len > static_cast<double>(opt_.queue_bytes)) {
           ++d.overflowed;
           free_.push_back(p);

@@ -88,12 +88,15 @@ def subnet_of(addr):
 
 class Wan:
     def __init__(self, exe, sites, delay_ms=0.0, rate_mbs=0.0, loss=0.0, delay_from=(), mtu=65000,
-                 prefix=PREFIX, extra_ns=()):
+                 prefix=PREFIX, extra_ns=(), nic_rate_mbs=0.0):
         """sites: {name: address}, each address the site's own in its /24.
         delay_from: ((site_a, site_b, ms), ...) overrides per direction.
+        rate_mbs caps each direction; nic_rate_mbs gives each site one
+        interface of that speed (a cluster's nodes on a switch).
         extra_ns: names of further namespaces (no emulator end) to create and clean up."""
         self.exe, self.sites = exe, dict(sites)
         self.delay_ms, self.rate_mbs, self.loss, self.delay_from, self.mtu = delay_ms, rate_mbs, loss, delay_from, mtu
+        self.nic_rate_mbs = nic_rate_mbs
         tag = os.getpid()
         self.ns = {k: f"{prefix}{k}{tag}" for k in list(self.sites) + list(extra_ns)}
         self.prefix = prefix
@@ -157,6 +160,8 @@ class Wan:
             argv += ["--delay-from", f"{self.ns[a]}:{self.ns[b]}={ms}"]
         if self.rate_mbs:
             argv += ["--rate", str(self.rate_mbs)]
+        if self.nic_rate_mbs:
+            argv += ["--nic-rate", str(self.nic_rate_mbs)]
         if self.loss:
             argv += ["--loss", str(self.loss)]
         self.emulator = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,

@@ -16,6 +16,10 @@ Cases (all by default, or name some):
                the emulator counts the lost packets
   rate         a 4 MB/s cap: 4 MB take at least 0.8 s (never faster than
                the cap allows)
+  nic_rate     --nic-rate 4: A sends 2 MB to B and 2 MB to C at once (and
+               each answers 2 MB): A's one interface carries both, so the
+               pair takes at least 1.6 s (1.0 s if each direction had its
+               own 4 MB/s)
   bad_input    a namespace that does not exist, a bad subnet, one end only,
                an unknown flag: one line naming the cause, exit 1, no device left
   cleanup      after the emulator stops: no namespace, no process, no wan0
@@ -185,6 +189,34 @@ def case_rate(exe):
         check(seconds >= 0.8, f"2 MB each way took {seconds:.2f} s through a 4 MB/s link (at least 0.8 s expected)")
 
 
+def case_nic_rate(exe):
+    import threading
+    sites = dict(SITES, C="10.93.3.2")
+    with Wan(exe, sites, delay_ms=0, nic_rate_mbs=4, mtu=9000) as wan, Peer(wan, "B") as pb, \
+            Peer(wan, "C") as pc:
+        alone = pb.transfer("A", 2000000)
+        times, errors = {}, []
+
+        def one(peer, name):
+            try:
+                times[name] = peer.transfer("A", 2000000)
+            except Exception as e:  # reported below
+                errors.append(f"{name}: {e}")
+
+        threads = [threading.Thread(target=one, args=(p, n)) for p, n in ((pb, "B"), (pc, "C"))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        check(not errors, "; ".join(errors))
+        say(f"4 MB/s interfaces: 2 MB each way A-B alone {alone:.2f} s; A-B and A-C at once "
+            f"{times['B']:.2f} s and {times['C']:.2f} s")
+        check(alone >= 0.8, f"2 MB each way took {alone:.2f} s through 4 MB/s interfaces (at least 0.8 s expected)")
+        check(max(times.values()) >= 1.6,
+              f"A sent 2 x 2 MB and received 2 x 2 MB through one 4 MB/s interface in {max(times.values()):.2f} s "
+              "(at least 1.6 s expected: the interface is not shared)")
+
+
 def case_bad_input(exe):
     # Only the emulator itself: no namespaces needed for the argument errors.
     cases = [
@@ -221,7 +253,8 @@ def case_cleanup(exe):
 
 
 CASES = {"delay": case_delay, "per_direction": case_per_direction, "three_ends": case_three_ends,
-         "loss": case_loss, "rate": case_rate, "bad_input": case_bad_input, "cleanup": case_cleanup}
+         "loss": case_loss, "rate": case_rate, "nic_rate": case_nic_rate,
+         "bad_input": case_bad_input, "cleanup": case_cleanup}
 
 
 def setup(build, tmp):
