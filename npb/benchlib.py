@@ -256,3 +256,45 @@ def two_cluster_job(wan, server, mpirun, sites, nps, argv, env, timeout, log, wo
                                                                           results[k][1][-500:]))
     return results[0][0], "".join(e for _, e in results)
 
+
+
+class EmulatedCluster:
+    """A cluster of `nodes` hosts on this machine: one network namespace per
+    node (10.94.<i+1>.2), one process per node, joined by gridmpi-wanem
+    with one interface of nic_rate_mbs per node (--nic-rate: what a node
+    sends shares its interface, what it receives its switch port) and
+    delay_ms one-way, MTU 9000.  mpirun runs in node 0 and starts the others
+    through wan/netns-rsh.  Use as a context manager (namespaces and
+    emulator go at exit); job(argv) runs `mpirun -c HOSTS -np nodes argv`."""
+
+    def __init__(self, wanem, mpirun, nodes, nic_rate_mbs, delay_ms, work_dir):
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "wan"))
+        from wanlib import Wan  # noqa: E402
+        self.nodes, self.mpirun = nodes, mpirun
+        self.sites = {"N%d" % i: "10.94.%d.2" % (i + 1) for i in range(nodes)}
+        self.wan = Wan(wanem, self.sites, delay_ms=delay_ms, nic_rate_mbs=nic_rate_mbs, mtu=9000, prefix="gmcl")
+        self.hosts = os.path.join(work_dir, "cluster-hosts-%d" % nodes)
+        with open(self.hosts, "w") as f:
+            f.write("".join(addr + "\n" for addr in self.sites.values()))
+        self.rsh = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "wan", "netns-rsh")
+
+    def __enter__(self):
+        self.wan.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        return self.wan.__exit__(*exc)
+
+    def env(self, env):
+        e = dict(env, _YAMPI_RSH=self.rsh,
+                 GRIDMPI_NETNS_HOSTS=" ".join("%s=%s" % (a, self.wan[s]) for s, a in self.sites.items()))
+        e.pop("MPIROOT", None)
+        return e
+
+    def command(self, argv, timeout, np_=None):
+        """The argv running `argv` under this cluster's mpirun (node 0)."""
+        return self.wan.exec("N0", ["timeout", str(int(timeout)), self.mpirun, "-c", self.hosts,
+                                    "-np", str(np_ or self.nodes)] + list(argv))
+
+    def job(self, argv, env, timeout, log=None, title=""):
+        return run(self.command(argv, timeout), self.env(env), timeout + 20, log, title)

@@ -1,15 +1,49 @@
-// MPI_Ibcast: binomial tree on ranks renumbered relative to the root; a rank
-// receives from the rank that differs in its lowest set bit, then forwards
-// to the ranks below that bit, all at once.  Owner: core/coll/.
-// Restrictions: none.  Cost: ceil(log2 p) (alpha + n beta).
+// MPI_Ibcast: the cost model's choice as MPI_Bcast makes it (core/coll/
+// model.hpp: ring, or hybrid d > 1, on the packed stream, as non-blocking
+// schedules of core/coll/delivery.hpp), else a binomial tree on ranks
+// renumbered relative to the root: a rank receives from the rank that
+// differs in its lowest set bit, then forwards to the ranks below that bit,
+// all at once.  The binomial tree stays where MPI_Bcast's choice is not the
+// model's (coll.model = rules, the crowded host's linear rule over shared
+// memory) and between clusters (the wide-area level).  Owner: core/coll/.
+// Restrictions: none.  Cost: binomial ceil(log2 p) (alpha + n beta); the
+// others as MPI_Bcast's.
 #include <vector>
 
+#include "core/coll/algorithm.hpp"
 #include "core/coll/coll.hpp"
+#include "core/coll/delivery.hpp"
+#include "core/coll/model.hpp"
 #include "core/coll/nbc_intra.hpp"
 
 namespace gridmpi::coll::intra {
 
-nb::Task bcast(BcastArgs a, core::Comm& comm, int tag) {
+namespace {
+
+// The model's choice when it is not the binomial tree; {false, 1} otherwise.
+model::Choice modelled_choice(const BcastArgs& a, const core::Comm& comm) {
+  if (comm.size <= 2 || model::rules_only()) return {};
+  const std::size_t bytes = packed_size(a.count, a.type);
+  if (bytes == 0 || model::of(comm).level == model::Level::wan || crowded_linear_bcast(bytes, comm)) return {};
+  return model::choose_bcast(bytes, comm);
+}
+
+nb::Task packed_delivery(BcastArgs a, core::Comm& comm, int tag, model::Choice choice) {
+  const Members members{nullptr, comm.size, a.root, (comm.rank - a.root + comm.size) % comm.size};
+  if (comm.rank == a.root) {
+    PackedInput data(a.buffer, a.count, a.type);
+    std::byte* bytes = const_cast<std::byte*>(data.data());  // only read at the root
+    if (choice.ring) co_await ring_schedule(bytes, data.size(), members, tag, comm);
+    else co_await hybrid_schedule(bytes, data.size(), choice.d, members, tag, comm);
+  } else {
+    PackedOutput data(a.buffer, a.count, a.type);
+    if (choice.ring) co_await ring_schedule(data.data(), data.size(), members, tag, comm);
+    else co_await hybrid_schedule(data.data(), data.size(), choice.d, members, tag, comm);
+    data.finish();
+  }
+}
+
+nb::Task binomial(BcastArgs a, core::Comm& comm, int tag) {
   const int p = comm.size;
   const int relative = (comm.rank - a.root + p) % p;
   int mask = 1;
@@ -25,6 +59,14 @@ nb::Task bcast(BcastArgs a, core::Comm& comm, int tag) {
       children.push_back(isend(a.buffer, a.count, a.type, (relative + mask + a.root) % p, tag, comm));
   }
   co_await nb::wait(std::move(children));
+}
+
+}  // namespace
+
+nb::Task bcast(BcastArgs a, core::Comm& comm, int tag) {
+  const model::Choice choice = modelled_choice(a, comm);
+  if (choice.ring || choice.d > 1) return packed_delivery(a, comm, tag, choice);
+  return binomial(a, comm, tag);
 }
 
 }  // namespace gridmpi::coll::intra
