@@ -45,6 +45,22 @@ std::int64_t bcast_forced_hybrid_d() {
   return value;
 }
 
+bool forced_bcast_delivery(int m, bool* ring, int* d) {
+  const auto* forced = forced_algorithm<Kind::bcast>();
+  if (forced == nullptr) return false;
+  *ring = false;
+  if (forced->name == "binomial") *d = 1;
+  else if (forced->name == "scatter_recursive_doubling_allgather") *d = m;
+  else if (forced->name == "scatter_ring_allgather") {
+    *ring = true;
+    *d = m;
+  } else if (forced->name == "hybrid" && bcast_forced_hybrid_d() > 0)
+    *d = static_cast<int>(std::min<std::int64_t>(bcast_forced_hybrid_d(), m));
+  else
+    return false;
+  return true;
+}
+
 namespace {
 
 int bcast_hybrid_d(std::size_t bytes, const core::Comm& comm) {

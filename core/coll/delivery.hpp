@@ -55,6 +55,12 @@ nb::Task ring_schedule(std::byte* data, std::size_t n, Members members, int tag,
 // coll.bcast_hybrid_d (GRIDMPI_BCAST_HYBRID_D): the forced d, 0 = the model's.
 std::int64_t bcast_forced_hybrid_d();
 
+// The delivery GRIDMPI_BCAST_ALGORITHM forces over m members, when it names
+// one (binomial = hybrid 1, scatter_recursive_doubling_allgather = hybrid m,
+// scatter_ring_allgather = ring, hybrid with a forced d); false otherwise
+// (nothing forced, "linear", or "hybrid" with d from the model).
+bool forced_bcast_delivery(int m, bool* ring, int* d);
+
 // ---- MPI_Bcast over a delivery ---------------------------------------------
 
 // Runs deliver(data, n, members) for a broadcast: the root's packed message

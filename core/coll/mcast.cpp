@@ -98,13 +98,8 @@ std::size_t stream_size(int count, MPI_Datatype type, bool external) {
 // GRIDMPI_BCAST_ALGORITHM where it names a delivery, else the cost model.
 model::Choice choose(std::size_t n, const std::vector<int>& members, const core::Comm& comm) {
   const int m = static_cast<int>(members.size());
-  if (const auto* forced = forced_algorithm<Kind::bcast>()) {
-    if (forced->name == "binomial") return {false, 1, 0};
-    if (forced->name == "scatter_ring_allgather") return {true, m, 0};
-    if (forced->name == "scatter_recursive_doubling_allgather") return {false, m, 0};
-    if (forced->name == "hybrid" && bcast_forced_hybrid_d() > 0)
-      return {false, static_cast<int>(std::min<std::int64_t>(bcast_forced_hybrid_d(), m)), 0};
-  }
+  model::Choice forced;
+  if (forced_bcast_delivery(m, &forced.ring, &forced.d)) return forced;
   std::vector<int> world(members.size());
   for (std::size_t i = 0; i < members.size(); ++i) world[i] = comm.group->world_rank(members[i]);
   return model::choose(n, m, model::for_members(world.data(), m));

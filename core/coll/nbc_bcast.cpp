@@ -5,7 +5,9 @@
 // differs in its lowest set bit, then forwards to the ranks below that bit,
 // all at once.  The binomial tree stays where MPI_Bcast's choice is not the
 // model's (coll.model = rules, the crowded host's linear rule over shared
-// memory) and between clusters (the wide-area level).  Owner: core/coll/.
+// memory) and between clusters (the wide-area level).  A delivery forced by
+// GRIDMPI_BCAST_ALGORITHM is taken (linear runs the binomial tree).
+// Owner: core/coll/.
 // Restrictions: none.  Cost: binomial ceil(log2 p) (alpha + n beta); the
 // others as MPI_Bcast's.
 #include <vector>
@@ -20,8 +22,12 @@ namespace gridmpi::coll::intra {
 
 namespace {
 
-// The model's choice when it is not the binomial tree; {false, 1} otherwise.
+// The forced delivery (GRIDMPI_BCAST_ALGORITHM; "linear" runs the binomial
+// tree here), else the model's choice when it is not the binomial tree;
+// {false, 1} otherwise.
 model::Choice modelled_choice(const BcastArgs& a, const core::Comm& comm) {
+  model::Choice forced;
+  if (forced_bcast_delivery(comm.size, &forced.ring, &forced.d)) return forced;
   if (comm.size <= 2 || model::rules_only()) return {};
   const std::size_t bytes = packed_size(a.count, a.type);
   if (bytes == 0 || model::of(comm).level == model::Level::wan || crowded_linear_bcast(bytes, comm)) return {};
