@@ -70,8 +70,9 @@ struct End {
   std::vector<Subnet> subnets;
   int fd = -1;
   // --nic-rate: when the end's interface finishes sending / receiving what
-  // it has already taken.
+  // it has already taken; whether its device is left unread until then.
   std::uint64_t send_free_ns = 0, receive_free_ns = 0;
+  bool paused = false;
 };
 
 struct Packet {
@@ -324,6 +325,9 @@ class Emulator {
  private:
   static constexpr std::uint64_t kTimer = ~std::uint64_t{0};
   static constexpr std::uint64_t kSignals = ~std::uint64_t{0} - 1;
+  // --nic-rate: an end's device is read while its interface has at most
+  // this much left to send (keeps the interface busy between wake-ups).
+  static constexpr std::uint64_t kSlackNs = 200000;
 
   Direction& dir(std::size_t from, std::size_t to) { return dirs_[from * opt_.ends.size() + to]; }
 
@@ -365,6 +369,13 @@ class Emulator {
   // that due packets of the other direction are not held back).
   void drain(std::size_t from) {
     for (int batch = 0; batch < 64; ++batch) {
+      if (busy(from)) {
+        // The interface is sending: what the end queues stays in its own
+        // device queue, where its TCP sees it (small queues per flow, the
+        // queueing discipline's order), as in front of a real interface.
+        pause(from, true);
+        return;
+      }
       Packet* p = take();
       ssize_t got = read(opt_.ends[from].fd, p->data, kMaxPacket);
       if (got <= 0) {
@@ -440,9 +451,30 @@ class Emulator {
     free_.push_back(p);
   }
 
+  // --nic-rate: the end's interface has more than a packet's worth to send.
+  bool busy(std::size_t end) const {
+    return opt_.nic_rate > 0 && opt_.ends[end].send_free_ns > now_ns() + kSlackNs;
+  }
+
+  void pause(std::size_t end, bool paused) {
+    End& e = opt_.ends[end];
+    if (e.paused == paused) return;
+    epoll_event ev{};
+    ev.events = paused ? 0u : static_cast<std::uint32_t>(EPOLLIN);
+    ev.data.u64 = end;
+    if (epoll_ctl(epoll_, EPOLL_CTL_MOD, e.fd, &ev) != 0) throw Error(errno_text("epoll_ctl"));
+    e.paused = paused;
+  }
+
   void release_due() {
     const std::size_t n = opt_.ends.size();
     std::uint64_t now = now_ns(), next = 0;
+    for (std::size_t a = 0; a < n; ++a) {
+      End& e = opt_.ends[a];
+      if (!e.paused) continue;
+      if (e.send_free_ns <= now + kSlackNs) pause(a, false);
+      else if (next == 0 || e.send_free_ns - kSlackNs < next) next = e.send_free_ns - kSlackNs;
+    }
     for (std::size_t a = 0; a < n; ++a)
       for (std::size_t b = 0; b < n; ++b) {
         Direction& d = dirs_[a * n + b];
