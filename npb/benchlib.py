@@ -280,13 +280,6 @@ class EmulatedCluster:
 
     def __enter__(self):
         self.wan.__enter__()
-        try:
-            for site in self.sites:
-                for setting in os.environ.get("CL_SYSCTL", "").split():
-                    self.wan.sysctl(site, setting)
-        except BaseException:
-            self.wan.__exit__(None, None, None)
-            raise
         return self
 
     def __exit__(self, *exc):
