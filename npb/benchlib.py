@@ -271,7 +271,10 @@ class EmulatedCluster:
         sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "wan"))
         from wanlib import Wan  # noqa: E402
         self.nodes, self.mpirun = nodes, mpirun
-        self.sites = {"N%d" % i: "10.94.%d.2" % (i + 1) for i in range(nodes)}
+        # Site names of letters only: wanlib finds a namespace's creator by
+        # the digits after them.
+        self.sites = {"N" + chr(97 + i // 26) + chr(97 + i % 26): "10.94.%d.2" % (i + 1) for i in range(nodes)}
+        self.first = next(iter(self.sites))
         self.wan = Wan(wanem, self.sites, delay_ms=delay_ms, nic_rate_mbs=nic_rate_mbs, mtu=9000, prefix="gmcl")
         self.hosts = os.path.join(work_dir, "cluster-hosts-%d" % nodes)
         with open(self.hosts, "w") as f:
@@ -293,7 +296,7 @@ class EmulatedCluster:
 
     def command(self, argv, timeout, np_=None):
         """The argv running `argv` under this cluster's mpirun (node 0)."""
-        return self.wan.exec("N0", ["timeout", str(int(timeout)), self.mpirun, "-c", self.hosts,
+        return self.wan.exec(self.first, ["timeout", str(int(timeout)), self.mpirun, "-c", self.hosts,
                                     "-np", str(np_ or self.nodes)] + list(argv))
 
     def job(self, argv, env, timeout, log=None, title=""):

@@ -10,7 +10,7 @@
  *   comm   a communicator per subset: the master sends each target the
  *          subset (a waiting worker cannot know it), MPI_Comm_create_group
  *          over the master and the subset (collective over those alone),
- *          MPI_Ibcast on it, MPI_Comm_free
+ *          MPI_Bcast on it (MPI_Ibcast with rounds in flight), MPI_Comm_free
  *   isend  the master MPI_Isends to each target, the targets MPI_Recv
  *
  * Rank 0 is the master, every other rank a worker.  Each round the master
@@ -105,7 +105,7 @@ static int is_member(int rank, const int *subset, int k)
 /* The master starts a round: the message from sbuf to the subset, and the
  * receives of its acknowledgements. */
 static void start_round(enum method m, struct slot *sl, const int *subset, int k, unsigned char *sbuf, long bytes,
-                        int round)
+                        int round, int window)
 {
     int i;
     sl->nreq = 0;
@@ -125,7 +125,12 @@ static void start_round(enum method m, struct slot *sl, const int *subset, int k
         MPI_Group_incl(world, k + 1, sl->ranks, &sl->group);
         MPI_Group_free(&world);
         MPI_Comm_create_group(MPI_COMM_WORLD, sl->group, round & 0x7fff, &sl->comm);
-        MPI_Ibcast(sbuf, (int)bytes, MPI_BYTE, 0, sl->comm, &sl->req[sl->nreq++]);
+        /* One round at a time: what a user writes.  In flight: the
+         * non-blocking form (which the targets must use as well). */
+        if (window == 1)
+            MPI_Bcast(sbuf, (int)bytes, MPI_BYTE, 0, sl->comm);
+        else
+            MPI_Ibcast(sbuf, (int)bytes, MPI_BYTE, 0, sl->comm, &sl->req[sl->nreq++]);
     } else {
         for (i = 0; i < k; ++i)
             MPI_Isend(sbuf, (int)bytes, MPI_BYTE, subset[i], DATA_TAG, MPI_COMM_WORLD, &sl->req[sl->nreq++]);
@@ -145,7 +150,7 @@ static void finish_round(struct slot *sl)
 }
 
 /* A worker's part of a round it is a target of. */
-static void worker_round(enum method m, int rank, int k, unsigned char *buf, long bytes, int round)
+static void worker_round(enum method m, int rank, int k, unsigned char *buf, long bytes, int round, int window)
 {
     if (m == MCAST) {
 #ifdef GMPI_MCAST
@@ -160,7 +165,9 @@ static void worker_round(enum method m, int rank, int k, unsigned char *buf, lon
         MPI_Comm_group(MPI_COMM_WORLD, &world);
         MPI_Group_incl(world, k + 1, ranks, &group);
         MPI_Comm_create_group(MPI_COMM_WORLD, group, round & 0x7fff, &comm);
-        { /* the master's is an MPI_Ibcast: a blocking MPI_Bcast would not match it */
+        if (window == 1) {
+            MPI_Bcast(buf, (int)bytes, MPI_BYTE, 0, comm);
+        } else { /* the master's is an MPI_Ibcast: a blocking MPI_Bcast would not match it */
             MPI_Request req;
             MPI_Ibcast(buf, (int)bytes, MPI_BYTE, 0, comm, &req);
             MPI_Wait(&req, MPI_STATUS_IGNORE);
@@ -192,9 +199,9 @@ static void run_rounds(enum method m, int rank, int np, int k, unsigned char *bu
             struct slot *sl = &slots[i % window];
             if (i >= window)
                 finish_round(sl);
-            start_round(m, sl, subset, k, buf + (size_t)(i % window) * (size_t)bytes, bytes, round);
+            start_round(m, sl, subset, k, buf + (size_t)(i % window) * (size_t)bytes, bytes, round, window);
         } else if (is_member(rank, subset, k)) {
-            worker_round(m, rank, k, buf, bytes, round);
+            worker_round(m, rank, k, buf, bytes, round, window);
         }
     }
     if (rank == 0) {
