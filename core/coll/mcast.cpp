@@ -18,6 +18,8 @@
 #include "core/coll/model.hpp"
 #include "core/coll/util.hpp"
 #include "core/job_layout.hpp"
+#include "core/runtime.hpp"
+#include "request/request.hpp"
 
 namespace gridmpi::coll::mcast {
 
@@ -269,10 +271,28 @@ nb::Task send(const void* buf, int count, MPI_Datatype type, std::vector<int> ta
   co_await nb::wait(std::move(headers));
 }
 
+void cancel_recv(RecvControl& control) {
+  core::Runtime& rt = core::runtime();
+  if (control.header != nullptr && rt.engine && rt.engine->cancel(control.header)) control.cancelled = true;
+}
+
 nb::Task recv(void* buf, int count, MPI_Datatype type, int root, core::Comm& comm,
-              std::shared_ptr<MPI_Status> status) {
+              std::shared_ptr<MPI_Status> status, std::shared_ptr<RecvControl> control) {
   std::vector<std::byte> raw(header_size(comm.size));
-  co_await nb::wait(irecv(raw.data(), static_cast<int>(raw.size()), MPI_BYTE, root, header_tag, comm));
+  request::Request* header = irecv(raw.data(), static_cast<int>(raw.size()), MPI_BYTE, root, header_tag, comm);
+  if (control) control->header = header;
+  co_await nb::wait(header);  // releases it
+  if (control) {
+    control->header = nullptr;
+    if (control->cancelled) {
+      status->MPI_SOURCE = MPI_ANY_SOURCE;
+      status->MPI_TAG = MPI_ANY_TAG;
+      status->MPI_ERROR = MPI_SUCCESS;
+      status->gridmpi_count = 0;
+      status->gridmpi_cancelled = 1;
+      co_return;
+    }
+  }
   const Header h = decode(raw, comm.size);
   std::vector<int> targets;
   for (int r = 0; r < comm.size; ++r) {

@@ -48,8 +48,17 @@ nb::Task send(const void* buf, int count, MPI_Datatype type, std::vector<int> ta
 // MPI_ANY_SOURCE) that includes this process, into (buf, count, type).
 // `status` gets the root, tag 0 and the size received; a message longer than
 // the buffer is still forwarded, then MPI_ERR_TRUNCATE.
+// `control`, when given, lets MPI_Cancel withdraw the receive until the
+// header has come (cancel_recv); the status is then marked cancelled.
+struct RecvControl {
+  request::Request* header = nullptr;  // the header's receive while it is pending
+  bool cancelled = false;
+};
 nb::Task recv(void* buf, int count, MPI_Datatype type, int root, core::Comm& comm,
-              std::shared_ptr<MPI_Status> status);
+              std::shared_ptr<MPI_Status> status, std::shared_ptr<RecvControl> control = nullptr);
+// MPI_Cancel of a GMPI_Imcast_recv: withdraws its header's receive if
+// nothing matched it yet.
+void cancel_recv(RecvControl& control);
 
 // Tags on the collective context (above every other collective's, below
 // the context agreement's 1 << 30).

@@ -44,6 +44,7 @@ struct TaskRequest final : request::Request {
   CommHold hold;  // declared first: destroyed after the task's frame
   Task task;
   std::shared_ptr<const MPI_Status> result;  // the status the task fills in, if any
+  std::function<void()> cancel;              // MPI_Cancel, when the task can withdraw
 };
 
 }  // namespace
@@ -159,7 +160,8 @@ bool poll_task(TaskRequest* r) {
 
 }  // namespace
 
-request::Request* start(Task task, core::Comm& comm, std::shared_ptr<const MPI_Status> result) {
+request::Request* start(Task task, core::Comm& comm, std::shared_ptr<const MPI_Status> result,
+                        std::function<void()> cancel) {
   auto owned = std::make_unique<TaskRequest>();
   TaskRequest* r = owned.get();
   r->kind = request::RequestKind::collective;
@@ -169,11 +171,22 @@ request::Request* start(Task task, core::Comm& comm, std::shared_ptr<const MPI_S
   r->status.MPI_ERROR = MPI_SUCCESS;
   r->task = std::move(task);
   r->result = std::move(result);
+  r->cancel = std::move(cancel);
   core::comm_hold(comm);
   r->hold.comm = comm.handle;
   r->complete = poll_task(r);
   if (!r->complete) r->poll = [r] { return poll_task(r); };
   return engine().adopt(std::move(owned));
+}
+
+bool cancel(request::Request* request) {
+  auto* r = dynamic_cast<TaskRequest*>(request);
+  if (r == nullptr || !r->cancel) return false;
+  if (!r->complete) {
+    r->cancel();
+    r->complete = poll_task(r);  // finishes now if the withdrawal took
+  }
+  return true;
 }
 
 void run(Task task) {

@@ -42,6 +42,7 @@
 
 #include <coroutine>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -126,7 +127,14 @@ WaitAll wait(request::Request* first, More*... more) {
 // completes at once).  Returns the request (its handle is the MPI_Request).
 // `result`, when given, is the request's status once the task has finished
 // (a schedule that receives, as the dynamic multicast's, fills it in).
-request::Request* start(Task task, core::Comm& comm, std::shared_ptr<const MPI_Status> result = nullptr);
+// `cancel`, when given, is what MPI_Cancel of the request does (a schedule
+// that can still withdraw, as a multicast receive whose header has not come;
+// it completes the task's wait on what it withdrew and the task finishes
+// with its status marked cancelled); without it MPI_Cancel is an error.
+request::Request* start(Task task, core::Comm& comm, std::shared_ptr<const MPI_Status> result = nullptr,
+                        std::function<void()> cancel = {});
+// MPI_Cancel of a collective request: false when it cannot be cancelled.
+bool cancel(request::Request* request);
 // Runs `task` to completion (blocking); rethrows its failure.
 void run(Task task);
 

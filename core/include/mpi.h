@@ -1081,7 +1081,8 @@ GRIDMPI_DECL(int, T_category_changed, (int *stamp))
  * in flight.  A target's count is a capacity, as for MPI_Recv (status tells
  * the size; a longer message is MPI_ERR_TRUNCATE); root may be
  * MPI_ANY_SOURCE.  Bad targets (out of range, listed twice, the root
- * itself) are MPI_ERR_RANK.  Targets pass the message on to each other:
+ * itself) are MPI_ERR_RANK.  MPI_Cancel withdraws a GMPI_Imcast_recv whose
+ * multicast has not begun.  Targets pass the message on to each other:
  * targets of overlapping multicasts must receive them in one order
  * (docs/collectives.md).  See core/coll/mcast.hpp. */
 #define GMPI_MCAST 1

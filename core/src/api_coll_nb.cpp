@@ -400,8 +400,11 @@ extern "C" int PGMPI_Imcast_recv(void* buf, int count, MPI_Datatype datatype, in
     checks::mcast_root(root, c);
     checks::request_out(request);
     auto result = std::make_shared<MPI_Status>();
-    nb::Task schedule = coll::mcast::recv(buf, count, datatype, root, c, result);
-    *request = nb::start(retaining(std::move(schedule), {datatype}, MPI_OP_NULL), c, result)->handle;
+    auto control = std::make_shared<coll::mcast::RecvControl>();
+    nb::Task schedule = coll::mcast::recv(buf, count, datatype, root, c, result, control);
+    *request = nb::start(retaining(std::move(schedule), {datatype}, MPI_OP_NULL), c, result,
+                         [control] { coll::mcast::cancel_recv(*control); })
+                   ->handle;
   });
 }
 #pragma weak GMPI_Imcast_recv = PGMPI_Imcast_recv

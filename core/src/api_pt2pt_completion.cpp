@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/api.hpp"
+#include "core/coll/nbc.hpp"
 #include "core/runtime.hpp"
 #include "core/src/api_pt2pt_util.hpp"
 #include "request/request.hpp"
@@ -328,8 +329,12 @@ extern "C" int PMPI_Cancel(MPI_Request* request) {
       if (error != MPI_SUCCESS) throw MpiError(error, fmt::format("cancel_fn returned {}", error));
       return;
     }
-    if (r.kind == gridmpi::request::RequestKind::collective)
-      throw MpiError(MPI_ERR_REQUEST, "a nonblocking collective request cannot be cancelled");
+    if (r.kind == gridmpi::request::RequestKind::collective) {
+      // Only a GMPI_Imcast_recv whose multicast has not begun can withdraw.
+      if (!gridmpi::coll::nb::cancel(&r))
+        throw MpiError(MPI_ERR_REQUEST, "a nonblocking collective request cannot be cancelled");
+      return;
+    }
     if (pt2pt::is_inactive(&r)) throw MpiError(MPI_ERR_REQUEST, "the persistent request is not active");
     // A receive not yet matched is cancelled now.  A send asks its receiver,
     // which alone knows whether the message was matched, and we return once

@@ -4,7 +4,10 @@
  * several roots at once (each target must get a root's multicasts in the
  * order sent), a subset of one and of everybody, counts 0, 1, prime and
  * 1 MiB, derived datatypes on either side, truncation (the message is still
- * forwarded to the others), and bad arguments (clear MPI errors).  Every
+ * forwarded to the others), MPI_Cancel of a GMPI_Imcast_recv (withdrawn
+ * while nothing came; a cancel after the multicast came changes nothing;
+ * MPI_Cancel of a GMPI_Imcast is an error), and bad arguments (clear MPI
+ * errors).  Every
  * rank draws the same pseudo-random subsets, so each knows whether it is a
  * target.  With an MPI without the extension the program only says so. */
 #include "mpitest.h"
@@ -261,6 +264,59 @@ static void expect_class(int rc, int cls_expected, const char *what)
     CHECK(cls == cls_expected, "%s: error class %d, expected %d", what, cls, cls_expected);
 }
 
+/* A worker's receive posted for work that never comes is withdrawn at the
+ * end (MPI_Cancel, then MPI_Wait: cancelled); one whose multicast came
+ * completes normally even if cancelled afterwards; the root's request
+ * cannot be cancelled. */
+static void cancelling(MPI_Comm comm)
+{
+    int buf[8], i, flag = -1, target = 1;
+    MPI_Request req;
+    MPI_Status st;
+    if (mt_size < 2)
+        return;
+    /* Withdrawn: rank 0 never multicasts to anybody here. */
+    if (mt_rank != 0) {
+        E(GMPI_Imcast_recv(buf, 8, MPI_INT, 0, comm, &req));
+        E(MPI_Cancel(&req));
+        E(MPI_Wait(&req, &st));
+        E(MPI_Test_cancelled(&st, &flag));
+        CHECK(flag == 1, "a GMPI_Imcast_recv with nothing to receive was not cancelled");
+        CHECK(req == MPI_REQUEST_NULL, "the cancelled request was not freed by MPI_Wait");
+        /* Again from any root, completed by MPI_Test. */
+        E(GMPI_Imcast_recv(buf, 8, MPI_INT, MPI_ANY_SOURCE, comm, &req));
+        E(MPI_Cancel(&req));
+        flag = 0;
+        for (i = 0; i < 1000000 && !flag; ++i)
+            E(MPI_Test(&req, &flag, &st));
+        CHECK(flag, "a cancelled GMPI_Imcast_recv did not complete");
+        E(MPI_Test_cancelled(&st, &flag));
+        CHECK(flag == 1, "a GMPI_Imcast_recv from MPI_ANY_SOURCE was not cancelled");
+    }
+    E(MPI_Barrier(comm));
+    /* Not withdrawn: the multicast came first.  And the root cannot cancel. */
+    if (mt_rank == 0) {
+        for (i = 0; i < 8; ++i)
+            buf[i] = value(0, 700, i);
+        E(GMPI_Imcast(buf, 8, MPI_INT, &target, 1, comm, &req));
+        expect_class(MPI_Cancel(&req), MPI_ERR_REQUEST, "MPI_Cancel of a GMPI_Imcast");
+        E(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    } else if (mt_rank == target) {
+        E(GMPI_Imcast_recv(buf, 8, MPI_INT, 0, comm, &req));
+        flag = 0;
+        while (!flag) { /* until the multicast has arrived */
+            E(MPI_Request_get_status(req, &flag, MPI_STATUS_IGNORE));
+        }
+        E(MPI_Cancel(&req));
+        E(MPI_Wait(&req, &st));
+        E(MPI_Test_cancelled(&st, &flag));
+        CHECK(flag == 0, "a GMPI_Imcast_recv that had its multicast reads as cancelled");
+        CHECK(st.MPI_SOURCE == 0, "source %d after a late cancel, expected 0", st.MPI_SOURCE);
+        check("after a late cancel", buf, 0, 700, 8);
+    }
+    E(MPI_Barrier(comm));
+}
+
 static void bad_arguments(MPI_Comm comm)
 {
     int buf[4] = {0}, list[3];
@@ -301,6 +357,7 @@ int main(int argc, char **argv)
     E(MPI_Comm_dup(MPI_COMM_WORLD, &returning));
     E(MPI_Comm_set_errhandler(returning, MPI_ERRORS_RETURN));
     truncation(returning);
+    cancelling(returning);
     bad_arguments(returning);
     E(MPI_Comm_free(&returning));
     return mt_finish();
