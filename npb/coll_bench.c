@@ -2,7 +2,7 @@
  * that the same source builds with gridmpi, Open MPI and MPICH).
  *
  *     coll_bench alltoall|allreduce|bcast|barrier [--sizes LIST] [--iters N] [--budget BYTES]
- *                [--seconds S]
+ *                [--seconds S] [--separated]
  *
  * For each size: a barrier, one warm-up call, then `iters` timed calls, each
  * timed on its own and separated by nothing (the usual back-to-back loop);
@@ -19,7 +19,14 @@
  * seconds have passed on rank 0 (it tells the others with an MPI_Bcast
  * between two timed calls after call 1, 2, 4, .. 64 and then every 64th;
  * iters= reports the calls made): with more processes than cores a
- * busy-polling MPI can need milliseconds per call.  The result is checked
+ * busy-polling MPI can need milliseconds per call.  --separated: a barrier
+ * before each timed call, and a call's time runs from rank 0's start to the
+ * last rank's return (one latency of the collective, what a cost model
+ * predicts, instead of the back-to-back loop's throughput, in which a
+ * pipelined tree hides its latency and an exchange waits on the call
+ * before; on a wide-area link they differ a thousandfold); it reads
+ * MPI_Wtime across ranks, so all must share one clock (one machine, as the
+ * emulated networks of npb/benchlib.py).  The result is checked
  * after the timed loop (outside the timing); the exit status is 1 when any
  * check failed.
  *
@@ -93,6 +100,7 @@ int main(int argc, char **argv) {
   int nsizes = parse_sizes("8,1k,64k,1m", sizes);
   long iters_fixed = 0, budget = 64L << 20;
   double seconds = 0;
+  int separated = 0;
   enum op op = ALLTOALL;
   const char *op_name = argc > 1 ? argv[1] : "";
   if (strcmp(op_name, "alltoall") == 0) op = ALLTOALL;
@@ -112,6 +120,8 @@ int main(int argc, char **argv) {
       iters_fixed = parse_bytes(argv[++i], &ok);
     } else if (strcmp(argv[i], "--budget") == 0 && i + 1 < argc) {
       budget = parse_bytes(argv[++i], &ok);
+    } else if (strcmp(argv[i], "--separated") == 0) {
+      separated = 1;
     } else if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) {
       char *end;
       seconds = strtod(argv[++i], &end);
@@ -147,9 +157,16 @@ int main(int argc, char **argv) {
     MPI_Barrier(MPI_COMM_WORLD);
     double total = 0, best = 1e30, start = MPI_Wtime();
     for (long k = 0; k < iters; ++k) {
+      if (separated) MPI_Barrier(MPI_COMM_WORLD);
       double t0 = MPI_Wtime();
       run_once(op, bytes, np, send, recv);
-      double t = MPI_Wtime() - t0;
+      double t1 = MPI_Wtime(), t = t1 - t0;
+      if (separated) {
+        // Untimed, after every return: the last return and rank 0's start.
+        double mine[2] = {t1, rank == 0 ? -t0 : -1e300}, all[2];
+        MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        t = all[0] + all[1];
+      }
       total += t;
       if (t < best) best = t;
       if (seconds > 0 && k + 1 < iters && (((k + 1) & k) == 0 || (k + 1) % 64 == 0)) {
