@@ -16,7 +16,7 @@
 //
 // --rate caps each direction between two ends (a wide-area link per pair);
 // --nic-rate gives every end one network interface of that speed, shared by
-// all it sends and by all it receives, joined by a store-and-forward switch
+// all it sends and by all it receives, joined by a cut-through switch
 // (a cluster: a node sending to k others shares its interface among them;
 // k nodes sending to one share its interface).
 //
@@ -402,12 +402,16 @@ class Emulator {
         End& src = opt_.ends[from];
         End& dst = opt_.ends[static_cast<std::size_t>(to)];
         const std::uint64_t wire = static_cast<std::uint64_t>(p->len * 1e9 / opt_.nic_rate);
-        std::uint64_t sent = (src.send_free_ns > now ? src.send_free_ns : now) + wire;
-        // Store and forward: the switch sends on once it has the whole packet.
-        std::uint64_t start = dst.receive_free_ns > sent ? dst.receive_free_ns : sent;
+        const std::uint64_t begins = src.send_free_ns > now ? src.send_free_ns : now;
+        const std::uint64_t sent = begins + wire;
+        // Cut-through: the switch starts sending a packet on as soon as its
+        // port to the receiver is free and the packet has begun to arrive
+        // (store and forward cost a whole packet's time per hop: 0.18 ms
+        // for 9000 bytes at 50 MB/s, which no real switch of that MTU has).
+        std::uint64_t start = dst.receive_free_ns > begins ? dst.receive_free_ns : begins;
         // Bytes waiting at either interface ahead of this packet.
-        double waiting = static_cast<double>(sent - wire - now) * 1e-9 * opt_.nic_rate;
-        double queued = static_cast<double>(start - sent) * 1e-9 * opt_.nic_rate;
+        double waiting = static_cast<double>(begins - now) * 1e-9 * opt_.nic_rate;
+        double queued = static_cast<double>(start - begins) * 1e-9 * opt_.nic_rate;
         if (waiting + p->len > static_cast<double>(opt_.queue_bytes) ||
             queued + p->len > static_cast<double>(opt_.queue_bytes)) {
           ++d.overflowed;
@@ -415,7 +419,7 @@ class Emulator {
           continue;
         }
         src.send_free_ns = sent;
-        dst.receive_free_ns = start + wire;
+        dst.receive_free_ns = start + wire;  // never before `sent`: start >= begins
         leaves = dst.receive_free_ns;
       }
       if (opt_.rate > 0) {
