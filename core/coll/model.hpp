@@ -61,6 +61,11 @@ struct Costs {
   // where both ends copy).
   int cores = 0;
   double copies = 1;
+  // Model 4: a ring step sends to one neighbour while it receives from the
+  // other, over separate links at once (a network's full-duplex
+  // interfaces: levels net and wan); over shared memory both copies share
+  // one memory.
+  bool duplex = false;
 };
 
 // "1k:2.5e-10 64k:1.1e-10 ..." <-> Table.  parse throws MpiError(MPI_ERR_ARG)
