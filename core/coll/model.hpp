@@ -13,8 +13,11 @@
 //            work (every message's S1 and bytes x M1 x copies) divided by
 //            the host's cores when the communicator's processes outnumber
 //            them: the paper has one process per node, a crowded host
-//            runs the stages' transfers a few at a time.  The default, on
-//            the declared figures where a level was never calibrated.
+//            runs the stages' transfers a few at a time; and on a network
+//            (levels net, wan) a ring step's bytes counted once, not twice:
+//            its send and receive move at once over two links.  The
+//            default, on the declared figures where a level was never
+//            calibrated.
 //
 // A level's measurements come from the site file section [coll.calibration.<level>]
 // that gridmpi-calibrate writes (core/tools/gridmpi_calibrate.cpp); a level
