@@ -5,8 +5,9 @@
 // differs in its lowest set bit, then forwards to the ranks below that bit,
 // all at once.  The binomial tree stays where MPI_Bcast's choice is not the
 // model's (coll.model = rules, the crowded host's linear rule over shared
-// memory) and between clusters (the wide-area level).  A delivery forced by
-// GRIDMPI_BCAST_ALGORITHM is taken (linear runs the binomial tree).
+// memory) and between clusters (forced or not: the deliveries' stream is
+// native).  A delivery forced by GRIDMPI_BCAST_ALGORITHM is taken inside a
+// cluster (linear runs the binomial tree).
 // Owner: core/coll/.
 // Restrictions: none.  Cost: binomial ceil(log2 p) (alpha + n beta); the
 // others as MPI_Bcast's.
@@ -26,25 +27,29 @@ namespace {
 // tree here), else the model's choice when it is not the binomial tree;
 // {false, 1} otherwise.
 model::Choice modelled_choice(const BcastArgs& a, const core::Comm& comm) {
+  // Between clusters the typed binomial tree: the deliveries move the native
+  // packed stream, which another cluster's byte order would misread.
+  if (comm.clients) return {};
   model::Choice forced;
   if (forced_bcast_delivery(comm.size, &forced.ring, &forced.d)) return forced;
   if (comm.size <= 2 || model::rules_only()) return {};
   const std::size_t bytes = packed_size(a.count, a.type);
-  if (bytes == 0 || model::of(comm).level == model::Level::wan || crowded_linear_bcast(bytes, comm)) return {};
+  if (bytes == 0 || crowded_linear_bcast(bytes, comm)) return {};
   return model::choose_bcast(bytes, comm);
 }
 
 nb::Task packed_delivery(BcastArgs a, core::Comm& comm, int tag, model::Choice choice) {
   const Members members{nullptr, comm.size, a.root, (comm.rank - a.root + comm.size) % comm.size};
+  auto deliver = [&](std::byte* data, std::size_t n) {
+    return choice.ring ? ring_schedule(data, n, members, tag, comm)
+                       : hybrid_schedule(data, n, choice.d, members, tag, comm);
+  };
   if (comm.rank == a.root) {
     PackedInput data(a.buffer, a.count, a.type);
-    std::byte* bytes = const_cast<std::byte*>(data.data());  // only read at the root
-    if (choice.ring) co_await ring_schedule(bytes, data.size(), members, tag, comm);
-    else co_await hybrid_schedule(bytes, data.size(), choice.d, members, tag, comm);
+    co_await deliver(const_cast<std::byte*>(data.data()), data.size());  // only read at the root
   } else {
     PackedOutput data(a.buffer, a.count, a.type);
-    if (choice.ring) co_await ring_schedule(data.data(), data.size(), members, tag, comm);
-    else co_await hybrid_schedule(data.data(), data.size(), choice.d, members, tag, comm);
+    co_await deliver(data.data(), data.size());
     data.finish();
   }
 }
