@@ -268,7 +268,9 @@ class EmulatedCluster:
     emulator go at exit); job(argv) runs `mpirun -c HOSTS -np nodes argv`."""
 
     def __init__(self, wanem, mpirun, nodes, nic_rate_mbs, delay_ms, work_dir):
-        sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "wan"))
+        wan_dir = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "wan")
+        if wan_dir not in sys.path:
+            sys.path.insert(0, wan_dir)
         from wanlib import Wan  # noqa: E402
         self.nodes, self.mpirun = nodes, mpirun
         # Site names of letters only: wanlib finds a namespace's creator by

@@ -455,7 +455,7 @@ class Emulator {
     free_.push_back(p);
   }
 
-  // --nic-rate: the end's interface has more than a packet's worth to send.
+  // --nic-rate: the end's interface has more than kSlackNs left to send.
   bool busy(std::size_t end) const {
     return opt_.nic_rate > 0 && opt_.ends[end].send_free_ns > now_ns() + kSlackNs;
   }
