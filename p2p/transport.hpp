@@ -101,7 +101,10 @@ struct Capabilities {
   // (0: none), which travel while the receiver's clear-to-send comes back;
   // the receiver accepts at least what the rts carried (a truncating receive
   // discards the excess) and the sender sends the rest of what it accepted.
-  // The eager/rendezvous switch is unchanged.
+  // Unless request.rsize is set, a message of up to rts_prefix bytes goes
+  // eagerly (the switch becomes rts_prefix + 1 when that is above
+  // eager_limit): the rts would carry it whole, and the sender would only
+  // wait for the cts.
   std::size_t rts_prefix = 0;
   // send() copies payloads of up to this many bytes before it returns: it
   // answers complete or would_block for them, never in_flight.  Lets

@@ -82,6 +82,13 @@ void EngineImpl::select_transport(int world, Peer& p) {
   if (p.native_rendezvous) {
     p.threshold = best_caps.eager_limit;
     why = "fixed by the transport's protocol";
+  } else if (rsize_ == -1 && p.rts_prefix > 0 && p.rts_prefix >= best_caps.eager_limit) {
+    // A message the rendezvous request carries whole gains nothing from the
+    // rendezvous but a wait for the clear-to-send (a round trip per message
+    // on a wide-area link): it goes eagerly, into the same buffer an
+    // unexpected rts's prefix would take.
+    p.threshold = p.rts_prefix + 1;
+    why = "the transport's rendezvous request carries the whole message up to there";
   } else if (rsize_ == -1) {
     p.threshold = best_caps.eager_limit;
     why = "the transport's eager limit";

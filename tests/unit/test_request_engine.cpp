@@ -72,9 +72,10 @@ double cpu_seconds_of_an_idle_wait(EngineSet& s) {
 TEST_CASE("messages of every size arrive intact with the right status", "[engine]") {
   auto wire = GENERATE(Wire::template_transport, Wire::tcp);
   EngineSet s(2, wire, options(), next_cookie());
-  // Template: eager below 4096, fragments of 16 KiB; tcp: eager below 64 KiB.
+  // Template: eager below 4096, fragments of 16 KiB; tcp: eager up to 128 KiB
+  // (its rts prefix), rendezvous above with the first 128 KiB on the rts.
   for (std::size_t size : {std::size_t{0}, std::size_t{1}, std::size_t{4095}, std::size_t{4096},
-                           std::size_t{70000}, std::size_t{5 << 20}}) {
+                           std::size_t{70000}, std::size_t{131073}, std::size_t{5 << 20}}) {
     INFO("size " << size);
     auto out = pattern(size, static_cast<unsigned>(size));
     std::vector<std::byte> in(size + 10, std::byte{0xee});
@@ -101,6 +102,12 @@ TEST_CASE("the switch point follows the transport unless rsize overrides it", "[
   CHECK(b.impl(0).rendezvous_threshold(1) == std::numeric_limits<std::size_t>::max());
   EngineSet c(2, Wire::template_transport, options(100), next_cookie());
   CHECK(c.impl(0).rendezvous_threshold(1) == 100);
+  // tcp's rts carries 128 KiB: a message it would carry whole goes eagerly,
+  // unless rsize says otherwise.
+  EngineSet d(2, Wire::tcp, options(-1), next_cookie());
+  CHECK(d.impl(0).rendezvous_threshold(1) == 128 * 1024 + 1);
+  EngineSet e(2, Wire::tcp, options(65536), next_cookie());
+  CHECK(e.impl(0).rendezvous_threshold(1) == 65536);
 }
 
 TEST_CASE("rsize 0 sends eagerly up to the transport's frame limit, by rendezvous above", "[engine]") {
