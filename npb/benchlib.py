@@ -1,8 +1,8 @@
 """Helpers shared by the benchmark drivers of npb/ (run, impi-bench,
-vendor-bench, peer-bench): sizes with k/m suffixes, the result lines of the C
+vendor-bench, peer-bench, bcast-bench, coll-choice-bench): sizes with k/m suffixes, the result lines of the C
 benchmarks, runs in their own session with a time limit, Open MPI's
 leftover shared-memory files, medians with their spread, back-to-back
-pairs, markdown tables and gnuplot.  Numbers are printed, never checked."""
+pairs, markdown tables, gnuplot, the libraries forced onto a path.  Numbers are printed, never checked."""
 
 import glob
 import os
@@ -303,3 +303,43 @@ class EmulatedCluster:
 
     def job(self, argv, env, timeout, log=None, title=""):
         return run(self.command(argv, timeout), self.env(env), timeout + 20, log, title)
+
+
+class PathLibs:
+    """gridmpi, Open MPI and MPICH, each forced onto a path (shm or tcp) as
+    peer-bench forces them, with one C program built by each (bcast-bench,
+    coll-choice-bench).  env: the environment for every run (Open MPI's
+    root permission as root); libs: gridmpi and the peers installed (none
+    with peers=False); exe: the program of each; command(lib, path, np_):
+    the launcher's argv and its extra environment."""
+
+    PEERS = ("openmpi", "mpich")
+
+    def __init__(self, bin_dir, source, tmp, log, peers=True):
+        self.bin = bin_dir
+        self.env = dict(os.environ)
+        self.ompi_run = ["mpirun.openmpi", "--oversubscribe"]
+        if os.geteuid() == 0:
+            self.ompi_run.append("--allow-run-as-root")
+            self.env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        self.libs = ["gridmpi"] + ([l for l in self.PEERS if self.have(l)] if peers else [])
+        compilers = {"gridmpi": os.path.join(bin_dir, "mpicc"), "openmpi": "mpicc.openmpi", "mpich": "mpicc.mpich"}
+        name = os.path.splitext(os.path.basename(source))[0]
+        self.exe = {}
+        for lib in self.libs:
+            out = os.path.join(tmp, "%s.%s" % (name, lib))
+            run([compilers[lib], "-O2", "-o", out, source], self.env, 300, log, "build %s with %s" % (name, lib))
+            self.exe[lib] = out
+
+    @staticmethod
+    def have(lib):
+        return any(os.access(os.path.join(d, "mpicc." + lib), os.X_OK) for d in os.environ["PATH"].split(":"))
+
+    def command(self, lib, path, np_):
+        if lib == "gridmpi":
+            return [os.path.join(self.bin, "mpirun")] + (["-nounix"] if path == "tcp" else []) + ["-np", str(np_)], {}
+        if lib == "openmpi":
+            btl = "self,vader" if path == "shm" else "self,tcp"
+            return self.ompi_run + ["--mca", "pml", "ob1", "--mca", "btl", btl, "-n", str(np_)], {}
+        return ["mpiexec.mpich", "-n", str(np_)], ({"MPIR_CVAR_NOLOCAL": "1", "UCX_TLS": "tcp,self"}
+                                                  if path == "tcp" else {})

@@ -1,16 +1,21 @@
 /* coll_bench: time one collective over MPI_COMM_WORLD (MPI C API only, so
  * that the same source builds with gridmpi, Open MPI and MPICH).
  *
- *     coll_bench alltoall|allreduce|bcast|barrier [--sizes LIST] [--iters N] [--budget BYTES]
+ *     coll_bench alltoall|allgather|allreduce|bcast|barrier [--sizes LIST] [--iters N] [--budget BYTES]
  *                [--seconds S] [--separated]
  *
- * For each size: a barrier, one warm-up call, then `iters` timed calls, each
+ * First 50 ms of barriers (a stall of some milliseconds early in a job's
+ * life took the first size's mean to ten or twenty times the next ones'),
+ * then for each size: a barrier, iters / 10 warm-up calls (at least one, at
+ * most 100), then `iters` timed calls, each
  * timed on its own and separated by nothing (the usual back-to-back loop);
  * the time of a call is the maximum over the ranks of the per-rank average,
  * and the minimum over the ranks of the per-rank best.  Sizes (comma list,
  * k/m suffixes; default 8,1k,64k,1m) are bytes:
  *   alltoall   bytes each rank sends to each other rank (MPI_BYTE blocks);
  *              bandwidth = (np - 1) * bytes / time, what one rank sends
+ *   allgather  bytes each rank contributes (MPI_BYTE blocks); bandwidth as
+ *              alltoall's, what one rank receives
  *   allreduce  bytes of MPI_DOUBLE summed (bytes / 8 elements)
  *   bcast      bytes broadcast from rank 0
  *   barrier    the size is ignored (one line, bytes=0)
@@ -41,13 +46,16 @@
 
 #include "bench_args.h"
 
-enum op { ALLTOALL, ALLREDUCE, BCAST, BARRIER };
+enum op { ALLTOALL, ALLGATHER, ALLREDUCE, BCAST, BARRIER };
 
 /* One call of the collective on buffers prepared for `bytes`. */
 static void run_once(enum op op, long bytes, int np, unsigned char *send, unsigned char *recv) {
   switch (op) {
     case ALLTOALL:
       MPI_Alltoall(send, (int)bytes, MPI_BYTE, recv, (int)bytes, MPI_BYTE, MPI_COMM_WORLD);
+      break;
+    case ALLGATHER:
+      MPI_Allgather(send, (int)bytes, MPI_BYTE, recv, (int)bytes, MPI_BYTE, MPI_COMM_WORLD);
       break;
     case ALLREDUCE:
       MPI_Allreduce(send, recv, (int)(bytes / 8), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
@@ -67,6 +75,9 @@ static void prepare(enum op op, long bytes, int rank, int np, unsigned char *sen
     for (int r = 0; r < np; ++r)
       for (long i = 0; i < bytes; ++i) send[r * bytes + i] = (unsigned char)(rank * 7 + r * 3 + i);
     memset(recv, 0, (size_t)(bytes * np));
+  } else if (op == ALLGATHER) {
+    for (long i = 0; i < bytes; ++i) send[i] = (unsigned char)(rank * 13 + i);
+    memset(recv, 0, (size_t)(bytes * np));
   } else if (op == ALLREDUCE) {
     double *d = (double *)send;
     for (long i = 0; i < bytes / 8; ++i) d[i] = rank + i % 5;
@@ -80,6 +91,10 @@ static int verify(enum op op, long bytes, int rank, int np, const unsigned char 
     for (int r = 0; r < np; ++r)
       for (long i = 0; i < bytes; ++i)
         if (recv[r * bytes + i] != (unsigned char)(r * 7 + rank * 3 + i)) return 0;
+  } else if (op == ALLGATHER) {
+    for (int r = 0; r < np; ++r)
+      for (long i = 0; i < bytes; ++i)
+        if (recv[r * bytes + i] != (unsigned char)(r * 13 + i)) return 0;
   } else if (op == ALLREDUCE) {
     const double *d = (const double *)recv;
     for (long i = 0; i < bytes / 8; ++i)
@@ -104,11 +119,12 @@ int main(int argc, char **argv) {
   enum op op = ALLTOALL;
   const char *op_name = argc > 1 ? argv[1] : "";
   if (strcmp(op_name, "alltoall") == 0) op = ALLTOALL;
+  else if (strcmp(op_name, "allgather") == 0) op = ALLGATHER;
   else if (strcmp(op_name, "allreduce") == 0) op = ALLREDUCE;
   else if (strcmp(op_name, "bcast") == 0) op = BCAST;
   else if (strcmp(op_name, "barrier") == 0) op = BARRIER;
   else {
-    if (rank == 0) fprintf(stderr, "coll_bench: first argument: alltoall, allreduce, bcast or barrier\n");
+    if (rank == 0) fprintf(stderr, "coll_bench: first argument: alltoall, allgather, allreduce, bcast or barrier\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   for (int i = 2; i < argc; ++i) {
@@ -139,10 +155,16 @@ int main(int argc, char **argv) {
     sizes[0] = 0;
   }
   int failures = 0;
+  double settle_start = MPI_Wtime();
+  for (int more = 1; more;) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    more = MPI_Wtime() - settle_start < 0.05;
+    MPI_Allreduce(MPI_IN_PLACE, &more, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  }
   for (int s = 0; s < nsizes; ++s) {
     long bytes = sizes[s];
     if (op == ALLREDUCE) bytes = bytes / 8 * 8;
-    size_t room = (size_t)(bytes > 0 ? bytes : 1) * (size_t)(op == ALLTOALL ? np : 1);
+    size_t room = (size_t)(bytes > 0 ? bytes : 1) * (size_t)(op == ALLTOALL || op == ALLGATHER ? np : 1);
     unsigned char *send = malloc(room), *recv = malloc(room);
     long iters = iters_fixed;
     if (iters <= 0) {
@@ -153,7 +175,8 @@ int main(int argc, char **argv) {
     }
     prepare(op, bytes, rank, np, send, recv);
     MPI_Barrier(MPI_COMM_WORLD);
-    run_once(op, bytes, np, send, recv);  // warm-up
+    for (long w = 0; w < (iters / 10 > 100 ? 100 : iters / 10 > 1 ? iters / 10 : 1); ++w)
+      run_once(op, bytes, np, send, recv);  // warm-up
     MPI_Barrier(MPI_COMM_WORLD);
     double total = 0, best = 1e30, start = MPI_Wtime();
     for (long k = 0; k < iters; ++k) {
@@ -183,7 +206,7 @@ int main(int argc, char **argv) {
     MPI_Reduce(&avg, &worst_avg, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     MPI_Reduce(&best, &best_min, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
     if (rank == 0) {
-      double moved = op == ALLTOALL ? (double)(np - 1) * (double)bytes : (double)bytes;
+      double moved = op == ALLTOALL || op == ALLGATHER ? (double)(np - 1) * (double)bytes : (double)bytes;
       printf("CB op=%s np=%d bytes=%ld iters=%ld time_avg_us=%.3f time_min_us=%.3f mbps=%.2f%s\n", op_name, np,
              bytes, iters, worst_avg * 1e6, best_min * 1e6, worst_avg > 0 ? moved / worst_avg / 1e6 : 0.0,
              all_good ? "" : " WRONG");

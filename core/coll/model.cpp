@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <memory>
 
 #include <fmt/format.h>
@@ -15,6 +16,7 @@
 #include "conf/log.hpp"
 #include "conf/registry.hpp"
 #include "core/runtime.hpp"
+#include "p2p/transport.hpp"
 #include "request/progress_mode.hpp"
 #include "request/request.hpp"
 
@@ -24,7 +26,8 @@ namespace {
 
 const conf::ChoiceParam model_param{
     "coll.model", "auto", {"auto", "1", "2", "3", "4", "rules"},
-    "the cost model that chooses MPI_Bcast's algorithm (ring or hybrid d) and the d of hybrid: 1 = the "
+    "the cost model that chooses MPI_Bcast's algorithm (ring or hybrid d, and the d of hybrid) and "
+    "MPI_Allgather's (recursive doubling, Bruck or ring): 1 = the "
     "transports' declared latency and bandwidth; 2 = the measured latencies and per-byte costs at the "
     "message's size; 3 = per-byte costs at n, n/2 and n/4; 4 = 3, and no less than the total work over the "
     "host's cores when processes outnumber them; auto = 4 (on the declared figures where gridmpi-calibrate never "
@@ -195,6 +198,11 @@ Costs costs(Level level, double declared_latency_us, double declared_bandwidth) 
   return c;
 }
 
+Table local_copy_costs() {
+  const p2p::DeclaredLink shm = p2p::declared_link("shm");
+  return costs(Level::shm, shm.latency_us, shm.bandwidth_bytes_per_s).m1;
+}
+
 Costs declared_costs(double latency_us, double bandwidth) {
   Costs c;
   c.s1 = c.s2 = latency_us * 1e-6;
@@ -280,6 +288,70 @@ Choice choose(std::size_t n, int p, const Costs& c, int which) {
   return best;
 }
 
+std::string_view allgather_name(AllgatherAlgorithm algorithm) {
+  switch (algorithm) {
+    case AllgatherAlgorithm::recursive_doubling: return "recursive_doubling";
+    case AllgatherAlgorithm::bruck: return "bruck";
+    case AllgatherAlgorithm::ring: return "ring";
+  }
+  return "?";
+}
+
+double estimate_allgather(AllgatherAlgorithm algorithm, std::size_t block, int p, const Costs& c, int which) {
+  if (p <= 1 || block == 0) return 0;
+  const double b = static_cast<double>(block), q = p;
+  const std::size_t whole = block * static_cast<std::size_t>(p);
+  // Models 1 and 2: M at the whole result; 3 and 4 at the step's message.
+  auto m2 = [&](std::size_t bytes) { return c.m2.at(which >= 3 ? bytes : whole); };
+  double t = 0, messages = 0, local = 0;
+  switch (algorithm) {
+    case AllgatherAlgorithm::recursive_doubling:
+      if ((p & (p - 1)) != 0) return std::numeric_limits<double>::infinity();
+      [[fallthrough]];
+    case AllgatherAlgorithm::bruck:
+      for (int k = 1; k < p; k <<= 1) {
+        const int blocks = std::min(k, p - k);
+        const std::size_t bytes = block * static_cast<std::size_t>(blocks);
+        t += c.s2 + static_cast<double>(bytes) * m2(bytes);
+        messages += q;
+      }
+      if (algorithm == AllgatherAlgorithm::bruck) {
+        // At 64 KiB and above: a smaller message's per-byte figure carries
+        // the message's fixed cost, ten times a copy's at 512 bytes.
+        local = static_cast<double>(whole + block) *
+                (c.copy.points.empty() ? c.m1 : c.copy).at(std::max<std::size_t>(whole, 64 * 1024));
+        t += local;
+      }
+      break;
+    case AllgatherAlgorithm::ring:
+      t = (q - 1) * (c.s2 + b * m2(block));
+      messages = q * (q - 1);
+      break;
+  }
+  if (which != 4) return t;
+  // Every process receives (p - 1) blocks whatever the algorithm, costed at
+  // one rate for all (at the block: the calibration's per-byte figures vary
+  // by 20% between neighbouring sizes, which made the bound, not the
+  // algorithms, decide); Bruck's
+  // copies are work too (without them a crowded host's bound, the same for
+  // Bruck and the ring at p = 3, chose Bruck: 1.6x slower at 256 KiB).
+  const double bound = crowded(t, messages, q * (q - 1) * b, block, p, c);
+  return c.cores > 0 && p > c.cores ? std::max(bound, (bound * c.cores + q * local) / c.cores) : bound;
+}
+
+AllgatherAlgorithm choose_allgather(std::size_t block, int p, const Costs& c, int which) {
+  AllgatherAlgorithm best = (p & (p - 1)) == 0 ? AllgatherAlgorithm::recursive_doubling : AllgatherAlgorithm::bruck;
+  double best_seconds = estimate_allgather(best, block, p, c, which);
+  for (AllgatherAlgorithm a : {AllgatherAlgorithm::bruck, AllgatherAlgorithm::ring}) {
+    const double t = estimate_allgather(a, block, p, c, which);
+    if (t < best_seconds) {
+      best = a;
+      best_seconds = t;
+    }
+  }
+  return best;
+}
+
 CommModel for_members(const int* world_ranks, int count) {
   core::Runtime& rt = core::runtime();
   request::Engine::PeerLink worst{"self", 0, 0};
@@ -301,6 +373,7 @@ CommModel for_members(const int* world_ranks, int count) {
   // differ: the choice must not).
   m.measured.cores = m.level == model::Level::wan ? 0 : static_cast<int>(request::job_host_cores());
   m.measured.copies = m.level == model::Level::shm ? 1 : 2;
+  m.measured.copy = m.declared.copy = local_copy_costs();
   m.which = which_model();
   return m;
 }
@@ -325,6 +398,17 @@ Choice choose(std::size_t n, int p, const CommModel& m) {
   slot.choice = choose(n, p, which == 1 ? m.declared : m.measured, which);
   slot.n = n;
   slot.p = p;
+  return slot.choice;
+}
+
+AllgatherAlgorithm choose_allgather(std::size_t block, const core::Comm& comm) {
+  const CommModel& m = of(comm);
+  CommModel::CachedAllgather& slot = m.allgather_cache[(block ^ (block >> 7)) % m.allgather_cache.size()];
+  if (slot.valid && slot.block == block) return slot.choice;
+  const int which = m.which == 0 ? 1 : m.which;
+  slot.choice = choose_allgather(block, comm.size, which == 1 ? m.declared : m.measured, which);
+  slot.block = block;
+  slot.valid = true;
   return slot.choice;
 }
 

@@ -29,6 +29,7 @@
 #pragma once
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -69,7 +70,12 @@ struct Costs {
   // interfaces: levels net and wan); over shared memory both copies share
   // one memory.
   bool duplex = false;
+  // A local memory copy's seconds per byte by size (Bruck's rotation): the
+  // shm level's one-way costs, whatever this level (empty: m1).
+  Table copy;
 };
+// The shm level's M1, calibrated or declared: what a local copy costs.
+Table local_copy_costs();
 
 // "1k:2.5e-10 64k:1.1e-10 ..." <-> Table.  parse throws MpiError(MPI_ERR_ARG)
 // naming `what` for a malformed text.
@@ -100,6 +106,30 @@ struct Choice {
 // The cheapest of ring and hybrid d for n bytes over p processes.
 Choice choose(std::size_t n, int p, const Costs& c, int which);
 
+// ---- Allgather by the same costs -------------------------------------------
+// The algorithms the model weighs for MPI_Allgather (select.cpp's names);
+// linear is left to GRIDMPI_ALLGATHER_ALGORITHM (every rank sends to every
+// other at once: no latency model of ours describes its contention).
+enum class AllgatherAlgorithm : std::uint8_t { recursive_doubling, bruck, ring };
+std::string_view allgather_name(AllgatherAlgorithm algorithm);
+// The estimate for blocks of `block` bytes from each of p processes:
+//   recursive doubling  sum over k < log2 p of S2 + 2^k b M2(2^k b)
+//                       (p a power of two; else +infinity)
+//   bruck               sum over k < ceil(log2 p) of S2 + m_k b M2(m_k b),
+//                       m_k = min(2^k, p - 2^k), and the local rotation of
+//                       the p blocks and the copies of one's own, (p + 1) b
+//                       at the local copy's cost (Costs::copy): on loopback
+//                       TCP it made Bruck 1.6x slower than the ring at p = 3
+//                       and 256 KiB, which moves as many bytes
+//   ring                (p - 1) (S2 + b M2(b)): a step sends to one neighbour
+//                       and receives from the other, as the exchange S2/M2
+//                       measure
+// Models 1 and 2 take M at the whole result (p b), 3 and 4 at each step's
+// message; model 4 bounds the estimate by the work over the host's cores
+// (as the broadcast family's).
+double estimate_allgather(AllgatherAlgorithm algorithm, std::size_t block, int p, const Costs& c, int which);
+AllgatherAlgorithm choose_allgather(std::size_t block, int p, const Costs& c, int which);
+
 // ---- what the collectives call --------------------------------------------
 // The communicator's level and costs (computed once per communicator).
 struct CommModel {
@@ -115,6 +145,12 @@ struct CommModel {
     Choice choice;
   };
   mutable std::array<Cached, 8> cache{};
+  struct CachedAllgather {
+    std::size_t block = 0;
+    bool valid = false;
+    AllgatherAlgorithm choice = AllgatherAlgorithm::ring;
+  };
+  mutable std::array<CachedAllgather, 4> allgather_cache{};
 };
 const CommModel& of(const core::Comm& comm);
 // The same for an explicit list of world ranks (the dynamic multicast).
@@ -123,6 +159,8 @@ CommModel for_members(const int* world_ranks, int count);
 Choice choose(std::size_t n, int p, const CommModel& m);
 // coll.model = rules: MPI_Bcast keeps the fixed thresholds of select.cpp.
 bool rules_only();
+// MPI_Allgather's automatic choice for blocks of `block` bytes on comm.
+AllgatherAlgorithm choose_allgather(std::size_t block, const core::Comm& comm);
 // MPI_Bcast's automatic choice for n bytes on comm.
 Choice choose_bcast(std::size_t n, const core::Comm& comm);
 // The d alone (the algorithm "hybrid" with coll.bcast_hybrid_d = 0).

@@ -297,9 +297,24 @@ const Algorithm<BcastArgs>* bcast_by_model(const core::Comm& c, std::size_t byte
   return choice.ring ? ring : choice.d == 1 ? binomial : hybrid;
 }
 
+// MPI_Allgather by the cost model: recursive doubling, Bruck or ring.
+const Algorithm<GatherArgs>* allgather_by_model(const core::Comm& c, std::size_t block) {
+  using model::AllgatherAlgorithm;
+  static const std::array<const Algorithm<GatherArgs>*, 3> by_model = {
+      find_algorithm<Kind::allgather>(model::allgather_name(AllgatherAlgorithm::recursive_doubling)),
+      find_algorithm<Kind::allgather>(model::allgather_name(AllgatherAlgorithm::bruck)),
+      find_algorithm<Kind::allgather>(model::allgather_name(AllgatherAlgorithm::ring))};
+  return by_model[static_cast<std::size_t>(model::choose_allgather(block, c))];
+}
+
 template <Kind K>
 const Algorithm<Args<K>>& default_choice(const Args<K>& a, const core::Comm& c) {
   std::size_t bytes = message_bytes<K>(a, c);
+  if constexpr (K == Kind::allgather) {
+    if (!model::rules_only())
+      if (const Algorithm<GatherArgs>* algorithm = allgather_by_model(c, bytes); usable<K>(*algorithm, a, c))
+        return *algorithm;
+  }
   if constexpr (K == Kind::bcast) {
     if (!model::rules_only()) {
       // The crowded host's linear Bcast helps over shared memory (every

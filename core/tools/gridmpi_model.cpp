@@ -1,15 +1,17 @@
-// gridmpi-model: what the broadcast family's cost model (core/coll/model.hpp)
+// gridmpi-model: what the collectives' cost model (core/coll/model.hpp)
 // estimates and chooses, without running a job.
 //
-//   gridmpi-model [--level shm|net|wan] [--np P] [--sizes LIST] [--model 1,2,3,4,auto]
-//                 [--cores C]
+//   gridmpi-model [--coll bcast|allgather] [--level shm|net|wan] [--np P] [--sizes LIST]
+//                 [--model 1,2,3,4,auto] [--cores C]
 //
 // Reads the same site and user files and environment as a job
 // ([coll.calibration.<level>], coll.model).  One line per size:
 //   MODEL level=shm np=8 bytes=65536 model=3 choice=hybrid:4 ring=.. h1=.. h2=.. h4=.. h8=..
 // with the estimates in microseconds; "model 1 2 3" in --model prints the
 // three models' lines (the benchmark npb/bcast-bench compares them with
-// the measured best).
+// the measured best).  --coll allgather: sizes are each process's block,
+// the estimates are named rd (recursive doubling), bruck and ring:
+//   MODEL level=shm np=8 bytes=1024 model=4 choice=recursive_doubling rd=.. bruck=.. ring=..
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -52,7 +54,7 @@ std::vector<std::string> split(const std::string& list) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string level_text = "shm", sizes_text = "1k,64k,1m,16m", models_text = "auto";
+  std::string level_text = "shm", sizes_text = "1k,64k,1m,16m", models_text = "auto", coll = "bcast";
   int p = 8, cores = 0;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -61,13 +63,15 @@ int main(int argc, char** argv) {
       return argv[++i];
     };
     if (a == "--level") level_text = value();
+    else if (a == "--coll") coll = value();
     else if (a == "--np") p = std::atoi(value().c_str());
     else if (a == "--sizes") sizes_text = value();
     else if (a == "--model") models_text = value();
     else if (a == "--cores") cores = std::atoi(value().c_str());
     else if (a == "--help" || a == "-h") {
-      std::fputs("usage: gridmpi-model [--level shm|net|wan] [--np P] [--sizes LIST] [--model 1,2,3,4,auto]\n"
-                 "                     [--cores C]   (model 4: the host's cores when all P share it)\n",
+      std::fputs("usage: gridmpi-model [--coll bcast|allgather] [--level shm|net|wan] [--np P] [--sizes LIST]\n"
+                 "                     [--model 1,2,3,4,auto] [--cores C]   (model 4: the host's cores when all P "
+                 "share it)\n",
                  stdout);
       return 0;
     } else {
@@ -75,6 +79,7 @@ int main(int argc, char** argv) {
     }
   }
   if (p < 1) die("--np: give a positive number of processes");
+  if (coll != "bcast" && coll != "allgather") die("--coll " + coll + ": give bcast or allgather");
   // Each level's usual transport declares model 1's figures.
   model::Level level = model::Level::shm;
   std::string transport = "shm";
@@ -93,7 +98,9 @@ int main(int argc, char** argv) {
     model::Costs measured = model::costs(level, latency, bandwidth);
     measured.cores = cores;
     measured.copies = level == model::Level::shm ? 1 : 2;
-    const model::Costs declared = model::declared_costs(latency, bandwidth);
+    measured.copy = model::local_copy_costs();
+    model::Costs declared = model::declared_costs(latency, bandwidth);
+    declared.copy = measured.copy;
     std::fprintf(stdout, "# level %s: %s\n", level_text.c_str(), measured.source.c_str());
     for (const std::string& m : split(models_text)) {
       int which = m == "auto" ? 4 : std::atoi(m.c_str());
@@ -101,6 +108,20 @@ int main(int argc, char** argv) {
       const model::Costs& c = which == 1 ? declared : measured;
       for (const std::string& s : split(sizes_text)) {
         std::size_t n = parse_size(s);
+        if (coll == "allgather") {
+          using model::AllgatherAlgorithm;
+          std::string line = "MODEL level=" + level_text + " np=" + std::to_string(p) + " bytes=" +
+                             std::to_string(n) + " model=" + std::to_string(which) + " choice=" +
+                             std::string(model::allgather_name(model::choose_allgather(n, p, c, which)));
+          char buf[96];
+          std::snprintf(buf, sizeof buf, " rd=%.3f bruck=%.3f ring=%.3f",
+                        model::estimate_allgather(AllgatherAlgorithm::recursive_doubling, n, p, c, which) * 1e6,
+                        model::estimate_allgather(AllgatherAlgorithm::bruck, n, p, c, which) * 1e6,
+                        model::estimate_allgather(AllgatherAlgorithm::ring, n, p, c, which) * 1e6);
+          line += buf;
+          std::puts(line.c_str());
+          continue;
+        }
         model::Choice choice = model::choose(n, p, c, which);
         std::string line = "MODEL level=" + level_text + " np=" + std::to_string(p) + " bytes=" + std::to_string(n) +
                            " model=" + std::to_string(which) + " choice=" +

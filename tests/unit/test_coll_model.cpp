@@ -178,3 +178,49 @@ TEST_CASE("model 4 counts a ring step's bytes once on a full-duplex network", "[
   CHECK(model::costs(model::Level::net, 25, 1e9).duplex);
   CHECK(model::costs(model::Level::wan, 2000, 1e8).duplex);
 }
+
+TEST_CASE("allgather estimates: recursive doubling, Bruck and ring by the exchange costs", "[coll][model]") {
+  using model::AllgatherAlgorithm;
+  const model::Costs c = flat(1e-6, 2e-6, 1e-9, 3e-9);
+  const std::size_t b = 1000;
+  // p = 8: three exchanges of 1, 2 and 4 blocks; seven ring steps of one.
+  CHECK(model::estimate_allgather(AllgatherAlgorithm::recursive_doubling, b, 8, c, 3) ==
+        Approx(3 * 2e-6 + 7 * 1000 * 3e-9));
+  CHECK(model::estimate_allgather(AllgatherAlgorithm::ring, b, 8, c, 3) == Approx(7 * (2e-6 + 1000 * 3e-9)));
+  // Bruck adds the copies of its own block and the rotation of the p
+  // blocks, at M1 unless the local copy's costs are given.
+  CHECK(model::estimate_allgather(AllgatherAlgorithm::bruck, b, 8, c, 3) ==
+        Approx(3 * 2e-6 + 7 * 1000 * 3e-9 + 9000 * 1e-9));
+  model::Costs net = c;
+  net.copy.points = {{1, 1e-10}};
+  CHECK(model::estimate_allgather(AllgatherAlgorithm::bruck, b, 8, net, 3) ==
+        Approx(3 * 2e-6 + 7 * 1000 * 3e-9 + 9000 * 1e-10));
+  // p = 6: Bruck sends 1, 2, then the 2 blocks still missing; recursive
+  // doubling does not apply.
+  CHECK(model::estimate_allgather(AllgatherAlgorithm::bruck, b, 6, net, 3) ==
+        Approx(3 * 2e-6 + 5 * 1000 * 3e-9 + 7000 * 1e-10));
+  CHECK(std::isinf(model::estimate_allgather(AllgatherAlgorithm::recursive_doubling, b, 6, net, 3)));
+  CHECK(model::choose_allgather(b, 6, net, 3) != AllgatherAlgorithm::recursive_doubling);
+  CHECK(model::estimate_allgather(AllgatherAlgorithm::ring, b, 1, c, 3) == 0);
+  CHECK(model::estimate_allgather(AllgatherAlgorithm::ring, 0, 8, c, 3) == 0);
+}
+
+TEST_CASE("allgather choice: latency-bound blocks by doubling, large ones by the ring where bytes cost more", "[coll][model]") {
+  using model::AllgatherAlgorithm;
+  // Per-byte exchange cost rising with size (caches overflowing): the
+  // doubling's last steps move p/2 blocks at once and pay more per byte.
+  model::Costs c = flat(1e-6, 2e-6, 1e-10, 1e-10);
+  c.m2 = model::parse_table("1k:1e-10 64k:1e-10 1m:4e-10", "test");
+  CHECK(model::choose_allgather(64, 8, c, 3) == AllgatherAlgorithm::recursive_doubling);
+  CHECK(model::choose_allgather(256 * 1024, 8, c, 3) == AllgatherAlgorithm::ring);
+  // Model 2 takes M at the whole result, where the two move the same bytes:
+  // the doubling's fewer latencies win.
+  CHECK(model::choose_allgather(256 * 1024, 8, c, 2) == AllgatherAlgorithm::recursive_doubling);
+  // Model 4 on a crowded host: the ring's p(p-1) messages over 2 cores.
+  model::Costs crowded = flat(5e-6, 5e-6, 1e-10, 1e-10);
+  crowded.cores = 2;
+  CHECK(model::estimate_allgather(AllgatherAlgorithm::ring, 64, 8, crowded, 4) >=
+        Approx(8 * 7 * 5e-6 / 2));
+  CHECK(model::estimate_allgather(AllgatherAlgorithm::ring, 64, 8, crowded, 3) ==
+        Approx(7 * (5e-6 + 64 * 1e-10)));
+}
