@@ -38,7 +38,7 @@ const conf::ChoiceParam model_param{
 // One level's section, [coll.calibration.<level>], written by gridmpi-calibrate.
 struct LevelParams {
   conf::Param<double> s1, s2;
-  conf::Param<std::string> m1, m2, source;
+  conf::Param<std::string> m1, m2, reduce, source;
 };
 #define GRIDMPI_MODEL_LEVEL(L, where)                                                                        \
   LevelParams{                                                                                               \
@@ -52,6 +52,10 @@ struct LevelParams {
        conf::Level::tuner},                                                                                        \
       {"coll.calibration." L ".m2", "", "",                                                                        \
        "exchange seconds per byte " where " by message size, \"SIZE:SECONDS ...\" (gridmpi-calibrate)",      \
+       conf::Level::tuner},                                                                                        \
+      {"coll.calibration." L ".reduce", "", "",                                                                    \
+       "seconds per byte of MPI_SUM over doubles by size, measured with the figures " where ", "                 \
+       "\"SIZE:SECONDS ...\" (gridmpi-calibrate; empty: 0.5 ns)",                                                 \
        conf::Level::tuner},                                                                                        \
       {"coll.calibration." L ".source", "", "", "how and when the figures " where " were measured",                \
        conf::Level::tuner}}
@@ -184,6 +188,8 @@ Costs calibrated_or_declared(Level level, double declared_latency_us, double dec
     if (c.s2 <= 0) c.s2 = c.s1;
     c.calibrated = true;
     c.source = read(p.source);
+    const std::string reduce = read(p.reduce);
+    if (!reduce.empty()) c.reduce = parse_table(reduce, fmt::format("coll.calibration.{}.reduce", level_name(level)));
     if (c.source.empty()) c.source = fmt::format("coll.calibration.{}", level_name(level));
     return c;
   }
@@ -195,6 +201,7 @@ Costs calibrated_or_declared(Level level, double declared_latency_us, double dec
 Costs costs(Level level, double declared_latency_us, double declared_bandwidth) {
   Costs c = calibrated_or_declared(level, declared_latency_us, declared_bandwidth);
   c.duplex = level != Level::shm;
+  if (c.reduce.points.empty()) c.reduce.points = {{1, default_reduce_per_byte}};
   return c;
 }
 
@@ -209,6 +216,7 @@ Costs declared_costs(double latency_us, double bandwidth) {
   double per_byte = bandwidth > 0 ? 1.0 / bandwidth : 0;
   c.m1.points = {{1, per_byte}};
   c.m2 = c.m1;
+  c.reduce.points = {{1, default_reduce_per_byte}};
   c.source = fmt::format("declared by the transport ({} us, {:.3g} B/s)", latency_us, bandwidth);
   return c;
 }
@@ -352,6 +360,80 @@ AllgatherAlgorithm choose_allgather(std::size_t block, int p, const Costs& c, in
   return best;
 }
 
+std::string_view allreduce_name(AllreduceAlgorithm algorithm) {
+  switch (algorithm) {
+    case AllreduceAlgorithm::recursive_doubling: return "recursive_doubling";
+    case AllreduceAlgorithm::rabenseifner: return "rabenseifner";
+    case AllreduceAlgorithm::ring: return "ring";
+    case AllreduceAlgorithm::reduce_bcast: return "reduce_bcast";
+  }
+  return "?";
+}
+
+double estimate_allreduce(AllreduceAlgorithm algorithm, std::size_t n, int p, const Costs& c, int which) {
+  if (p <= 1 || n == 0) return 0;
+  const double bytes = static_cast<double>(n), q = p;
+  // Models 1 and 2: every per-byte figure at n; 3 and 4 at the step's message.
+  auto at = [&](const Table& t, std::size_t size) { return t.at(which >= 3 ? std::max<std::size_t>(size, 1) : n); };
+  int q2 = 1;
+  while (q2 * 2 <= p) q2 *= 2;
+  const double fold = q2 == p ? 0 : 2 * (c.s1 + bytes * at(c.m1, n)) + bytes * at(c.reduce, n);
+  double t = 0, messages = 0, reduced = 0;
+  switch (algorithm) {
+    case AllreduceAlgorithm::recursive_doubling:
+      t = fold + stages(q2) * (c.s2 + bytes * (at(c.m2, n) + at(c.reduce, n)));
+      messages = q * stages(q2);
+      reduced = q * stages(q2) * bytes;
+      break;
+    case AllreduceAlgorithm::rabenseifner:
+      t = fold;
+      for (std::size_t part = n / 2, k = 1; k <= static_cast<std::size_t>(stages(q2)); ++k, part /= 2) {
+        const double b = static_cast<double>(part);
+        t += 2 * (c.s2 + b * at(c.m2, part)) + b * at(c.reduce, part);
+      }
+      messages = 2 * q * stages(q2);
+      reduced = (q - 1) * bytes;  // n/2 + n/4 + .. each
+      break;
+    case AllreduceAlgorithm::ring: {
+      const std::size_t piece = n / static_cast<std::size_t>(p);
+      const double b = bytes / q;
+      t = 2 * (q - 1) * (c.s2 + b * at(c.m2, piece)) + (q - 1) * b * at(c.reduce, piece);
+      messages = 2 * q * (q - 1);
+      reduced = (q - 1) * bytes;
+      break;
+    }
+    case AllreduceAlgorithm::reduce_bcast:
+      t = stages(p) * (c.s1 + bytes * (at(c.m1, n) + at(c.reduce, n))) + choose(n, p, c, which).seconds;
+      messages = 2 * (q - 1);
+      reduced = (q - 1) * bytes;
+      break;
+  }
+  if (which != 4) return t;
+  // The work: every message's S1, each process's 2 (p - 1)/p n bytes at one
+  // rate for all, and every reduction.
+  const double bound = crowded(t, messages, 2 * (q - 1) * bytes, n / static_cast<std::size_t>(p), p, c);
+  return c.cores > 0 && p > c.cores ? std::max(bound, (bound * c.cores + reduced * c.reduce.at(n)) / c.cores)
+                                    : bound;
+}
+
+AllreduceAlgorithm choose_allreduce(std::size_t n, int p, bool commutative, const Costs& c, int which) {
+  AllreduceAlgorithm best = AllreduceAlgorithm::recursive_doubling;
+  double best_seconds = estimate_allreduce(best, n, p, c, which);
+  // reduce_bcast is estimated (gridmpi-model shows it) but not chosen: on a
+  // crowded host its few messages made model 4's bound the lowest while it
+  // ran 2-2.8x slower than Rabenseifner from 256 KiB (the root's serial
+  // reductions); the crowded host's linear rule takes it where it wins.
+  for (AllreduceAlgorithm a : {AllreduceAlgorithm::rabenseifner, AllreduceAlgorithm::ring}) {
+    if (!commutative && (a == AllreduceAlgorithm::rabenseifner || a == AllreduceAlgorithm::ring)) continue;
+    const double t = estimate_allreduce(a, n, p, c, which);
+    if (t < best_seconds) {
+      best = a;
+      best_seconds = t;
+    }
+  }
+  return best;
+}
+
 CommModel for_members(const int* world_ranks, int count) {
   core::Runtime& rt = core::runtime();
   request::Engine::PeerLink worst{"self", 0, 0};
@@ -409,6 +491,18 @@ AllgatherAlgorithm choose_allgather(std::size_t block, const core::Comm& comm) {
   slot.choice = choose_allgather(block, comm.size, which == 1 ? m.declared : m.measured, which);
   slot.block = block;
   slot.valid = true;
+  return slot.choice;
+}
+
+AllreduceAlgorithm choose_allreduce(std::size_t n, bool commutative, const core::Comm& comm) {
+  const CommModel& m = of(comm);
+  CommModel::CachedAllreduce& slot = m.allreduce_cache[(n ^ (n >> 7)) % m.allreduce_cache.size()];
+  const signed char key = commutative ? 1 : 0;
+  if (slot.commutative == key && slot.n == n) return slot.choice;
+  const int which = m.which == 0 ? 1 : m.which;
+  slot.choice = choose_allreduce(n, comm.size, commutative, which == 1 ? m.declared : m.measured, which);
+  slot.n = n;
+  slot.commutative = key;
   return slot.choice;
 }
 

@@ -73,7 +73,11 @@ struct Costs {
   // A local memory copy's seconds per byte by size (Bruck's rotation): the
   // shm level's one-way costs, whatever this level (empty: m1).
   Table copy;
+  // MPI_SUM of doubles, seconds per byte by size (gridmpi-calibrate's
+  // `reduce`; default_reduce_per_byte where never measured).
+  Table reduce;
 };
+inline constexpr double default_reduce_per_byte = 0.5e-9;
 // The shm level's M1, calibrated or declared: what a local copy costs.
 Table local_copy_costs();
 
@@ -130,6 +134,26 @@ std::string_view allgather_name(AllgatherAlgorithm algorithm);
 double estimate_allgather(AllgatherAlgorithm algorithm, std::size_t block, int p, const Costs& c, int which);
 AllgatherAlgorithm choose_allgather(std::size_t block, int p, const Costs& c, int which);
 
+// ---- Allreduce by the same costs -------------------------------------------
+// Its algorithms (select.cpp's names), n the vector's bytes, G the
+// reduction's seconds per byte (Costs::reduce), q = 2^floor(log2 p), and
+// for p not a power of two F = 2 (S1 + n M1(n)) + n G (the fold of the
+// first 2 (p - q) ranks and the hand-back):
+//   recursive doubling  F + log2 q (S2 + n M2(n) + n G(n))
+//   rabenseifner        F + the sum over k = 1 .. log2 q of
+//                       2 S2 + 2 n/2^k M2(n/2^k) + n/2^k G(n/2^k)
+//                       (recursive halving, then doubling back)
+//   ring                2 (p - 1) (S2 + n/p M2(n/p)) + (p - 1) n/p G(n/p)
+//   reduce_bcast        ceil(log2 p) (S1 + n M1(n) + n G(n)) (a binomial
+//                       reduce) + MPI_Bcast's estimate (choose above)
+// Rabenseifner and the ring only for commutative operations.  Models 1
+// and 2 take every per-byte figure at n; model 4 bounds by the work over
+// the host's cores (messages, bytes at n/p, and every reduction).
+enum class AllreduceAlgorithm : std::uint8_t { recursive_doubling, rabenseifner, ring, reduce_bcast };
+std::string_view allreduce_name(AllreduceAlgorithm algorithm);
+double estimate_allreduce(AllreduceAlgorithm algorithm, std::size_t n, int p, const Costs& c, int which);
+AllreduceAlgorithm choose_allreduce(std::size_t n, int p, bool commutative, const Costs& c, int which);
+
 // ---- what the collectives call --------------------------------------------
 // The communicator's level and costs (computed once per communicator).
 struct CommModel {
@@ -151,6 +175,12 @@ struct CommModel {
     AllgatherAlgorithm choice = AllgatherAlgorithm::ring;
   };
   mutable std::array<CachedAllgather, 4> allgather_cache{};
+  struct CachedAllreduce {
+    std::size_t n = 0;
+    signed char commutative = -1;  // -1: empty
+    AllreduceAlgorithm choice = AllreduceAlgorithm::recursive_doubling;
+  };
+  mutable std::array<CachedAllreduce, 4> allreduce_cache{};
 };
 const CommModel& of(const core::Comm& comm);
 // The same for an explicit list of world ranks (the dynamic multicast).
@@ -161,6 +191,8 @@ Choice choose(std::size_t n, int p, const CommModel& m);
 bool rules_only();
 // MPI_Allgather's automatic choice for blocks of `block` bytes on comm.
 AllgatherAlgorithm choose_allgather(std::size_t block, const core::Comm& comm);
+// MPI_Allreduce's automatic choice for n bytes on comm.
+AllreduceAlgorithm choose_allreduce(std::size_t n, bool commutative, const core::Comm& comm);
 // MPI_Bcast's automatic choice for n bytes on comm.
 Choice choose_bcast(std::size_t n, const core::Comm& comm);
 // The d alone (the algorithm "hybrid" with coll.bcast_hybrid_d = 0).

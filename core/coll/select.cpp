@@ -307,6 +307,17 @@ const Algorithm<GatherArgs>* allgather_by_model(const core::Comm& c, std::size_t
   return by_model[static_cast<std::size_t>(model::choose_allgather(block, c))];
 }
 
+// MPI_Allreduce by the cost model.
+const Algorithm<ReduceArgs>* allreduce_by_model(const ReduceArgs& a, const core::Comm& c, std::size_t bytes) {
+  using model::AllreduceAlgorithm;
+  static const std::array<const Algorithm<ReduceArgs>*, 4> by_model = {
+      find_algorithm<Kind::allreduce>(model::allreduce_name(AllreduceAlgorithm::recursive_doubling)),
+      find_algorithm<Kind::allreduce>(model::allreduce_name(AllreduceAlgorithm::rabenseifner)),
+      find_algorithm<Kind::allreduce>(model::allreduce_name(AllreduceAlgorithm::ring)),
+      find_algorithm<Kind::allreduce>(model::allreduce_name(AllreduceAlgorithm::reduce_bcast))};
+  return by_model[static_cast<std::size_t>(model::choose_allreduce(bytes, is_commutative(a.op), c))];
+}
+
 template <Kind K>
 const Algorithm<Args<K>>& default_choice(const Args<K>& a, const core::Comm& c) {
   std::size_t bytes = message_bytes<K>(a, c);
@@ -329,6 +340,12 @@ const Algorithm<Args<K>>& default_choice(const Args<K>& a, const core::Comm& c) 
   if constexpr (Crowded<K>::defined) {
     if (crowded())
       if (const Algorithm<Args<K>>* algorithm = first_rule<K, Crowded<K>>(a, c, bytes)) return *algorithm;
+  }
+  if constexpr (K == Kind::allreduce) {
+    // After the crowded host's linear rule (it beat every tree there).
+    if (!model::rules_only())
+      if (const Algorithm<ReduceArgs>* algorithm = allreduce_by_model(a, c, bytes); usable<K>(*algorithm, a, c))
+        return *algorithm;
   }
   if (const Algorithm<Args<K>>* algorithm = first_rule<K, Defaults<K>>(a, c, bytes)) return *algorithm;
   // The tables end with an algorithm correct for every call; this is the

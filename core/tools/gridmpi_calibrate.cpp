@@ -17,7 +17,10 @@
 // would exceed its time budget); a size measured slower than a longer one
 // takes the longer one's time (time never falls with the size).  S1 and S2
 // are the least T1 and T2 up to 4 KiB (normally T(0)); M1(x) =
-// (T1(x) - S1) / x, M2(x) = (T2(x) - S2) / x.
+// (T1(x) - S1) / x, M2(x) = (T2(x) - S2) / x.  Rank 0 also times
+// MPI_Reduce_local (MPI_SUM of doubles) per size, the reduction's seconds
+// per byte (`reduce`) that Allreduce's model adds to the bytes each
+// algorithm combines.
 //
 // The wide-area level is measured by every multi-cluster job at MPI_Init
 // (core/coll/wan_model.cpp); a [coll.calibration.wan] section can be
@@ -138,6 +141,20 @@ int probe(std::size_t max_size, double seconds_per_size, const std::string& leve
     }
     if (rank == 0) {
       std::printf("size %zu reps %d t1 %.6e t2 %.6e\n", bytes, reps, trimmed_mean(one_way), trimmed_mean(exchange));
+      // The reduction of this many bytes of doubles into a buffer of as many.
+      const int doubles = static_cast<int>(bytes / sizeof(double));
+      if (doubles > 0) {
+        std::vector<double> a(static_cast<std::size_t>(doubles), 1.0), b(static_cast<std::size_t>(doubles), 2.0);
+        std::vector<double> times;
+        MPI_Reduce_local(a.data(), b.data(), doubles, MPI_DOUBLE, MPI_SUM);  // touch both
+        const double start = MPI_Wtime();
+        for (int r = 0; r < reps && (r < 10 || MPI_Wtime() - start < seconds_per_size / 2); ++r) {
+          const double t0 = MPI_Wtime();
+          MPI_Reduce_local(a.data(), b.data(), doubles, MPI_DOUBLE, MPI_SUM);
+          times.push_back(MPI_Wtime() - t0);
+        }
+        std::printf("reduce %zu %.6e\n", bytes, trimmed_mean(times) / static_cast<double>(bytes));
+      }
       std::fflush(stdout);
     }
   }
@@ -196,7 +213,7 @@ std::string calibrate(const std::string& self, const std::string& level, std::si
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) die("cannot run mpirun: " + std::string(std::strerror(errno)));
   std::vector<Point> points;
-  std::string hosts;
+  std::string hosts, reduce;
   char line[512];
   while (std::fgets(line, sizeof line, pipe)) {
     std::size_t bytes = 0;
@@ -207,6 +224,9 @@ std::string calibrate(const std::string& self, const std::string& level, std::si
       points.push_back({bytes, t1, t2});
       std::fprintf(stderr, "  %10zu bytes: one-way %.3f us, exchange %.3f us (%d repetitions)\n", bytes, t1 * 1e6,
                    t2 * 1e6, reps);
+    } else if (std::sscanf(line, "reduce %zu %lf", &bytes, &t1) == 2) {
+      if (!reduce.empty()) reduce += ' ';
+      reduce += std::to_string(bytes) + ":" + format_cost(t1);
     } else if (std::sscanf(line, "hosts %199s %199s", a, b) == 2) {
       hosts = std::string(a) + " and " + b;
     }
@@ -256,6 +276,7 @@ std::string calibrate(const std::string& self, const std::string& level, std::si
   out += "s2 = " + format_cost(s2) + "\n";
   out += "m1 = \"" + m1 + "\"\n";
   out += "m2 = \"" + m2 + "\"\n";
+  if (!reduce.empty()) out += "reduce = \"" + reduce + "\"\n";
   return out;
 }
 

@@ -224,3 +224,39 @@ TEST_CASE("allgather choice: latency-bound blocks by doubling, large ones by the
   CHECK(model::estimate_allgather(AllgatherAlgorithm::ring, 64, 8, crowded, 3) ==
         Approx(7 * (5e-6 + 64 * 1e-10)));
 }
+
+TEST_CASE("allreduce estimates: doubling, Rabenseifner, ring, reduce + bcast with the reduction's cost", "[coll][model]") {
+  using model::AllreduceAlgorithm;
+  model::Costs c = flat(1e-6, 2e-6, 1e-9, 3e-9);
+  c.reduce.points = {{1, 5e-10}};
+  const std::size_t n = 8000;
+  // p = 8: three exchanges of the whole vector, each reduced.
+  CHECK(model::estimate_allreduce(AllreduceAlgorithm::recursive_doubling, n, 8, c, 3) ==
+        Approx(3 * (2e-6 + 8000 * (3e-9 + 5e-10))));
+  // Halving 4000, 2000, 1000 (reduced), then doubling back.
+  CHECK(model::estimate_allreduce(AllreduceAlgorithm::rabenseifner, n, 8, c, 3) ==
+        Approx(6 * 2e-6 + 2 * 7000 * 3e-9 + 7000 * 5e-10));
+  CHECK(model::estimate_allreduce(AllreduceAlgorithm::ring, n, 8, c, 3) ==
+        Approx(14 * (2e-6 + 1000 * 3e-9) + 7 * 1000 * 5e-10));
+  // p = 6: the fold of 2 (p - q) ranks and the hand-back before doubling over 4.
+  CHECK(model::estimate_allreduce(AllreduceAlgorithm::recursive_doubling, n, 6, c, 3) ==
+        Approx(2 * (1e-6 + 8000 * 1e-9) + 8000 * 5e-10 + 2 * (2e-6 + 8000 * (3e-9 + 5e-10))));
+  CHECK(model::estimate_allreduce(AllreduceAlgorithm::ring, 0, 8, c, 3) == 0);
+  CHECK(model::estimate_allreduce(AllreduceAlgorithm::ring, n, 1, c, 3) == 0);
+}
+
+TEST_CASE("allreduce choice: doubling for short vectors, a bandwidth-optimal one for long, never one the op forbids",
+          "[coll][model]") {
+  using model::AllreduceAlgorithm;
+  model::Costs c = flat(2e-6, 3e-6, 2e-10, 2e-10);
+  c.reduce.points = {{1, 5e-10}};
+  CHECK(model::choose_allreduce(8, 8, true, c, 3) == AllreduceAlgorithm::recursive_doubling);
+  const AllreduceAlgorithm big = model::choose_allreduce(16 << 20, 8, true, c, 3);
+  CHECK((big == AllreduceAlgorithm::rabenseifner || big == AllreduceAlgorithm::ring));
+  // A non-commutative operation: neither Rabenseifner nor the ring.
+  const AllreduceAlgorithm ordered = model::choose_allreduce(16 << 20, 8, false, c, 3);
+  CHECK((ordered == AllreduceAlgorithm::recursive_doubling || ordered == AllreduceAlgorithm::reduce_bcast));
+  // Declared costs carry the default reduction cost.
+  const model::Costs d = model::declared_costs(10, 1e9);
+  CHECK(d.reduce.at(1 << 20) == model::default_reduce_per_byte);
+}
