@@ -340,9 +340,9 @@ double estimate_allgather(AllgatherAlgorithm algorithm, std::size_t block, int p
   // Every process receives (p - 1) blocks whatever the algorithm, costed at
   // one rate for all (at the block: the calibration's per-byte figures vary
   // by 20% between neighbouring sizes, which made the bound, not the
-  // algorithms, decide); Bruck's
-  // copies are work too (without them a crowded host's bound, the same for
-  // Bruck and the ring at p = 3, chose Bruck: 1.6x slower at 256 KiB).
+  // algorithms, decide).  Bruck's copies are work too: without them a
+  // crowded host's bound, the same for Bruck and the ring at p = 3, chose
+  // Bruck, 1.6x slower at 256 KiB.
   const double bound = crowded(t, messages, q * (q - 1) * b, block, p, c);
   return c.cores > 0 && p > c.cores ? std::max(bound, (bound * c.cores + q * local) / c.cores) : bound;
 }
