@@ -229,6 +229,15 @@ double crowded(double estimate, double messages, double bytes, std::size_t piece
   return std::max(estimate, (messages * c.s1 + bytes * c.m1.at(piece) * c.copies) / c.cores);
 }
 
+// Model 4's share of local work (copies, reductions: seconds summed over
+// the processes) added on top of `crowded`'s bound on a crowded host.  It
+// is added to whichever of the estimate and the bound is larger, so where
+// the estimate wins it counts that work twice (the estimate includes it):
+// kept so, as measured (npb/README.md, coll-choice-bench).
+double crowded_local(double work, int p, const Costs& c) {
+  return c.cores > 0 && p > c.cores ? work / c.cores : 0;
+}
+
 }  // namespace
 
 // Table 2 (models 1 and 2) with M taken at `at`, or Table 3 (models 3, 4).
@@ -344,7 +353,7 @@ double estimate_allgather(AllgatherAlgorithm algorithm, std::size_t block, int p
   // crowded host's bound, the same for Bruck and the ring at p = 3, chose
   // Bruck, 1.6x slower at 256 KiB.
   const double bound = crowded(t, messages, q * (q - 1) * b, block, p, c);
-  return c.cores > 0 && p > c.cores ? std::max(bound, (bound * c.cores + q * local) / c.cores) : bound;
+  return bound + crowded_local(q * local, p, c);
 }
 
 AllgatherAlgorithm choose_allgather(std::size_t block, int p, const Costs& c, int which) {
@@ -412,8 +421,7 @@ double estimate_allreduce(AllreduceAlgorithm algorithm, std::size_t n, int p, co
   // The work: every message's S1, each process's 2 (p - 1)/p n bytes at one
   // rate for all, and every reduction.
   const double bound = crowded(t, messages, 2 * (q - 1) * bytes, n / static_cast<std::size_t>(p), p, c);
-  return c.cores > 0 && p > c.cores ? std::max(bound, (bound * c.cores + reduced * c.reduce.at(n)) / c.cores)
-                                    : bound;
+  return bound + crowded_local(reduced * c.reduce.at(n), p, c);
 }
 
 AllreduceAlgorithm choose_allreduce(std::size_t n, int p, bool commutative, const Costs& c, int which) {
