@@ -3,6 +3,7 @@
 // processes are gridmpi-proxy agents; to JobControl every rank is then a
 // "remote" rank with an agent.
 #include "launcher/mpirun.hpp"
+#include "launcher/scratch.hpp"
 
 namespace gridmpi::launcher {
 
@@ -78,27 +79,30 @@ std::vector<std::string> Mpirun::vendor_job_argv(const std::string& hostfile) co
 // The whole job: the vendor's mpiexec, once.
 void Mpirun::launch_vendor() {
   auto now = Clock::now();
+  const char* tmp = std::getenv("TMPDIR");
+  const std::string tmp_dir = tmp && *tmp ? tmp : "/tmp";
+  // What an mpirun killed before its clean-up left (launcher/scratch.hpp).
+  sweep_scratch(tmp_dir, "hosts");
+  sweep_scratch("/dev/shm", "vendor");
   if (!hosts_.empty()) {
     // A private file (mode 0600) in TMPDIR, removed when mpirun ends.
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/gridmpi-hosts-XXXXXX";
-    int fd = ::mkstemp(pattern.data());
+    int fd = -1;
+    std::string path = make_scratch(tmp_dir, "hosts", false, &fd);
     std::string text = rpim::vendor_hostfile_text(vendor_.style, hosts_);
     if (fd < 0 || !net::write_all(fd, text)) {
+      int error = errno;
       if (fd >= 0) ::close(fd);
-      job_->launch_failed(0, "cannot write the vendor's host file in " + pattern + ": " + std::strerror(errno) +
+      if (!path.empty()) ::unlink(path.c_str());
+      job_->launch_failed(0, "cannot write the vendor's host file in " + tmp_dir + ": " + std::strerror(error) +
                                  "; set TMPDIR to a writable directory", now);
       return;
     }
     ::close(fd);
-    vendor_hostfile_ = pattern;
+    vendor_hostfile_ = path;
   }
   // Debian's Open MPI 4 on one host: its shared-memory files in a private
   // directory (a site-defined or remote job keeps the vendor's default).
-  if (vendor_.name == "openmpi" && vendor_all_local_) {
-    std::string pattern = "/dev/shm/gridmpi-vendor-XXXXXX";
-    if (::mkdtemp(pattern.data())) vendor_shm_dir_ = pattern;
-  }
+  if (vendor_.name == "openmpi" && vendor_all_local_) vendor_shm_dir_ = make_scratch("/dev/shm", "vendor", true);
   // Orphans (the vendor's daemons, ranks whose agent died) come back to
   // mpirun, which stops whatever is left at the end.
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);

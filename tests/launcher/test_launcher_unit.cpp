@@ -4,13 +4,18 @@
 
 #include "launcher/options.hpp"
 #include "launcher/output.hpp"
+#include "launcher/scratch.hpp"
 #include "rpim/method.hpp"
 #include "rpim/placement.hpp"
 #include "rpim/spawn.hpp"
 #include "rpim/vendor.hpp"
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 using namespace gridmpi;
 using launcher::parse_mpirun_options;
@@ -235,4 +240,62 @@ TEST_CASE("the vendor's mpiexec command line", "[rpim]") {
   CHECK(rpim::vendor_argv(spec, l) ==
         std::vector<std::string>{"mpiexec.mpich", "-prepend-rank", "-n", "8", "-f", "/tmp/h", "-genvlist",
                                  "_YAMPI_PHASH,GRIDMPI_VENDOR", "/g/bin/gridmpi-proxy", "--vendor", "--", "./a.out"});
+}
+
+TEST_CASE("mpirun's scratch entries: named after their mpirun, swept once it is gone", "[launcher]") {
+  namespace fs = std::filesystem;
+  char base[] = "/tmp/gridmpi-scratch-test-XXXXXX";
+  REQUIRE(::mkdtemp(base) != nullptr);
+  const std::string dir = base;
+  // A pid that ran and is gone: a child that exited and was reaped.
+  pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) ::_exit(0);
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  const std::string dead = std::to_string(child), self = std::to_string(::getpid());
+
+  int fd = -1;
+  const std::string file = launcher::make_scratch(dir, "hosts", false, &fd);
+  REQUIRE(fd >= 0);
+  ::close(fd);
+  CHECK(file.rfind(dir + "/gridmpi-hosts-" + self + "-", 0) == 0);
+  struct stat st {};
+  REQUIRE(::stat(file.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+  const std::string own_dir = launcher::make_scratch(dir, "vendor", true);
+  REQUIRE(fs::is_directory(own_dir));
+
+  // Left by a killed mpirun: a directory with a file in it, and a file.
+  fs::create_directories(dir + "/gridmpi-vendor-" + dead + "-abcdef/vader");
+  std::ofstream(dir + "/gridmpi-vendor-" + dead + "-abcdef/vader/seg") << "x";
+  std::ofstream(dir + "/gridmpi-hosts-" + dead + "-ghijkl") << "a slots=1\n";
+  // Not of this shape, or of another kind: kept.
+  std::ofstream(dir + "/gridmpi-vendor-" + dead) << "";
+  std::ofstream(dir + "/gridmpi-vendor-x" + dead + "-abcdef") << "";
+  std::ofstream(dir + "/other-" + dead + "-abcdef") << "";
+
+  CHECK(launcher::sweep_scratch(dir, "vendor") == 1);
+  CHECK_FALSE(fs::exists(dir + "/gridmpi-vendor-" + dead + "-abcdef"));
+  CHECK(fs::exists(dir + "/gridmpi-hosts-" + dead + "-ghijkl"));  // another kind: its own sweep
+  CHECK(launcher::sweep_scratch(dir, "hosts") == 1);
+  CHECK_FALSE(fs::exists(dir + "/gridmpi-hosts-" + dead + "-ghijkl"));
+  // This process's entries stay, so do the odd names.
+  CHECK(fs::exists(file));
+  CHECK(fs::exists(own_dir));
+  CHECK(fs::exists(dir + "/gridmpi-vendor-" + dead));
+  CHECK(fs::exists(dir + "/gridmpi-vendor-x" + dead + "-abcdef"));
+  CHECK(fs::exists(dir + "/other-" + dead + "-abcdef"));
+  CHECK(launcher::sweep_scratch(dir, "vendor") == 0);
+  CHECK(launcher::sweep_scratch(dir + "/missing", "vendor") == 0);
+
+  // Another user's entry stays even when its pid is gone.
+  if (::geteuid() == 0) {
+    const std::string foreign = dir + "/gridmpi-vendor-" + dead + "-mnopqr";
+    fs::create_directory(foreign);
+    REQUIRE(::chown(foreign.c_str(), 65534, 65534) == 0);
+    CHECK(launcher::sweep_scratch(dir, "vendor") == 0);
+    CHECK(fs::exists(foreign));
+  }
+  fs::remove_all(dir);
 }

@@ -316,6 +316,33 @@ def sigterm(env):
 
 
 @case
+def killed_mpirun(env):
+    """mpirun killed by SIGKILL cannot clean up: its host file (TMPDIR) and Open MPI's shared-memory
+    directory (/dev/shm), both named after its pid, go with the next vendor job on the host."""
+    hosts = os.path.join(env.tmp, "hosts")
+    with open(hosts, "w") as f:
+        f.write("localhost 2\n")
+    exe = env.mpi_fail()
+    pid = []
+    p, _ = run_and_signal(env, ["-vendor", env.vendor, "-c", hosts, "-np", "2", exe, "hang"], 2,
+                          lambda proc: (pid.append(proc.pid), proc.send_signal(signal.SIGKILL)))
+    check(p.returncode == -signal.SIGKILL, f"mpirun was not killed: exit {p.returncode}")
+    check_no_leftovers(env, 2)
+    prefix = f"-{pid[0]}-"
+    left = [os.path.join(env.hosttmp, n) for n in os.listdir(env.hosttmp) if n.startswith("gridmpi-hosts" + prefix)]
+    check(len(left) == 1, f"the killed mpirun's host file is not in TMPDIR: {os.listdir(env.hosttmp)}")
+    shm = [os.path.join("/dev/shm", n) for n in os.listdir("/dev/shm") if n.startswith("gridmpi-vendor" + prefix)]
+    if env.vendor == "openmpi":
+        check(len(shm) == 1, f"the killed mpirun's /dev/shm/gridmpi-vendor{prefix}* is not there")
+    clear_pids(env)
+    p = env.vrun(["-np", "2", env.vendor_prog(), "env"])
+    check(p.returncode == 0, f"the next job: exit {p.returncode}: {p.stderr}")
+    still = [f for f in left + shm if os.path.exists(f)]
+    check(not still, f"the next mpirun left the killed one's scratch files: {still}")
+    check_no_leftovers(env, 2)
+
+
+@case
 def no_finalize(env):
     exe = env.mpi_fail()
     p = env.vrun(["-np", "3", exe, "nofinal", "2"])
