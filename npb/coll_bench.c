@@ -1,7 +1,7 @@
 /* coll_bench: time one collective over MPI_COMM_WORLD (MPI C API only, so
  * that the same source builds with gridmpi, Open MPI and MPICH).
  *
- *     coll_bench alltoall|allgather|allreduce|bcast|barrier [--sizes LIST] [--iters N] [--budget BYTES]
+ *     coll_bench alltoall|allgather|allreduce|reduce|bcast|barrier [--sizes LIST] [--iters N] [--budget BYTES]
  *                [--seconds S] [--separated]
  *
  * First 50 ms of barriers (a stall of some milliseconds early in a job's
@@ -17,6 +17,7 @@
  *   allgather  bytes each rank contributes (MPI_BYTE blocks); bandwidth as
  *              alltoall's, what one rank receives
  *   allreduce  bytes of MPI_DOUBLE summed (bytes / 8 elements)
+ *   reduce     the same, to rank 0 (checked there)
  *   bcast      bytes broadcast from rank 0
  *   barrier    the size is ignored (one line, bytes=0)
  * Iterations: --iters N, else budget / (bytes * np) clamped to [5, 2000]
@@ -46,7 +47,7 @@
 
 #include "bench_args.h"
 
-enum op { ALLTOALL, ALLGATHER, ALLREDUCE, BCAST, BARRIER };
+enum op { ALLTOALL, ALLGATHER, ALLREDUCE, REDUCE, BCAST, BARRIER };
 
 /* One call of the collective on buffers prepared for `bytes`. */
 static void run_once(enum op op, long bytes, int np, unsigned char *send, unsigned char *recv) {
@@ -59,6 +60,9 @@ static void run_once(enum op op, long bytes, int np, unsigned char *send, unsign
       break;
     case ALLREDUCE:
       MPI_Allreduce(send, recv, (int)(bytes / 8), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+      break;
+    case REDUCE:
+      MPI_Reduce(send, recv, (int)(bytes / 8), MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
       break;
     case BCAST:
       MPI_Bcast(send, (int)bytes, MPI_BYTE, 0, MPI_COMM_WORLD);
@@ -78,7 +82,7 @@ static void prepare(enum op op, long bytes, int rank, int np, unsigned char *sen
   } else if (op == ALLGATHER) {
     for (long i = 0; i < bytes; ++i) send[i] = (unsigned char)(rank * 13 + i);
     memset(recv, 0, (size_t)(bytes * np));
-  } else if (op == ALLREDUCE) {
+  } else if (op == ALLREDUCE || op == REDUCE) {
     double *d = (double *)send;
     for (long i = 0; i < bytes / 8; ++i) d[i] = rank + i % 5;
   } else if (op == BCAST) {
@@ -95,7 +99,7 @@ static int verify(enum op op, long bytes, int rank, int np, const unsigned char 
     for (int r = 0; r < np; ++r)
       for (long i = 0; i < bytes; ++i)
         if (recv[r * bytes + i] != (unsigned char)(r * 13 + i)) return 0;
-  } else if (op == ALLREDUCE) {
+  } else if (op == ALLREDUCE || (op == REDUCE && rank == 0)) {
     const double *d = (const double *)recv;
     for (long i = 0; i < bytes / 8; ++i)
       if (d[i] != (double)np * (np - 1) / 2 + (double)np * (i % 5)) return 0;
@@ -121,10 +125,11 @@ int main(int argc, char **argv) {
   if (strcmp(op_name, "alltoall") == 0) op = ALLTOALL;
   else if (strcmp(op_name, "allgather") == 0) op = ALLGATHER;
   else if (strcmp(op_name, "allreduce") == 0) op = ALLREDUCE;
+  else if (strcmp(op_name, "reduce") == 0) op = REDUCE;
   else if (strcmp(op_name, "bcast") == 0) op = BCAST;
   else if (strcmp(op_name, "barrier") == 0) op = BARRIER;
   else {
-    if (rank == 0) fprintf(stderr, "coll_bench: first argument: alltoall, allgather, allreduce, bcast or barrier\n");
+    if (rank == 0) fprintf(stderr, "coll_bench: first argument: alltoall, allgather, allreduce, reduce, bcast or barrier\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   for (int i = 2; i < argc; ++i) {
@@ -163,7 +168,7 @@ int main(int argc, char **argv) {
   }
   for (int s = 0; s < nsizes; ++s) {
     long bytes = sizes[s];
-    if (op == ALLREDUCE) bytes = bytes / 8 * 8;
+    if (op == ALLREDUCE || op == REDUCE) bytes = bytes / 8 * 8;
     size_t room = (size_t)(bytes > 0 ? bytes : 1) * (size_t)(op == ALLTOALL || op == ALLGATHER ? np : 1);
     unsigned char *send = malloc(room), *recv = malloc(room);
     long iters = iters_fixed;

@@ -191,6 +191,7 @@ void alltoallw_linear(const AlltoallwArgs&, core::Comm&);
 
 void reduce_linear(const ReduceArgs&, core::Comm&);
 void reduce_binomial(const ReduceArgs&, core::Comm&);
+void reduce_rabenseifner(const ReduceArgs&, core::Comm&);  // commutative ops
 void allreduce_reduce_bcast(const ReduceArgs&, core::Comm&);
 void allreduce_recursive_doubling(const ReduceArgs&, core::Comm&);
 void allreduce_ring(const ReduceArgs&, core::Comm&);

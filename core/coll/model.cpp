@@ -442,6 +442,62 @@ AllreduceAlgorithm choose_allreduce(std::size_t n, int p, bool commutative, cons
   return best;
 }
 
+std::string_view reduce_name(ReduceAlgorithm algorithm) {
+  switch (algorithm) {
+    case ReduceAlgorithm::binomial: return "binomial";
+    case ReduceAlgorithm::rabenseifner: return "rabenseifner";
+  }
+  return "?";
+}
+
+double estimate_reduce(ReduceAlgorithm algorithm, std::size_t n, int p, const Costs& c, int which) {
+  if (p <= 1 || n == 0) return 0;
+  const double bytes = static_cast<double>(n), q = p;
+  auto at = [&](const Table& t, std::size_t size) { return t.at(which >= 3 ? std::max<std::size_t>(size, 1) : n); };
+  int q2 = 1;
+  while (q2 * 2 <= p) q2 *= 2;
+  double t = 0, messages = 0, moved = 0;
+  switch (algorithm) {
+    case ReduceAlgorithm::binomial:
+      t = stages(p) * (c.s1 + bytes * (at(c.m1, n) + at(c.reduce, n)));
+      messages = q - 1;
+      moved = (q - 1) * bytes;
+      break;
+    case ReduceAlgorithm::rabenseifner: {
+      const double rem = p - q2;
+      t = rem > 0 ? c.s1 + bytes * (at(c.m1, n) + at(c.reduce, n)) : 0;
+      for (std::size_t part = n / 2, k = 1; k <= static_cast<std::size_t>(stages(q2)); ++k, part /= 2) {
+        const double b = static_cast<double>(part);
+        t += c.s2 + b * (at(c.m2, part) + at(c.reduce, part)) + c.s1 + b * at(c.m1, part);
+      }
+      // fold: rem messages of n; halving: q2 log2 q2 messages, (q2 - 1) n
+      // bytes; gather: q2 - 1 messages, (q2 - 1)/q2 n bytes.
+      const double qq = q2;
+      messages = rem + qq * stages(q2) + (qq - 1);
+      moved = rem * bytes + (qq - 1) * bytes + (qq - 1) / qq * bytes;
+      break;
+    }
+  }
+  if (which != 4) return t;
+  // Either way about (p - 1) n bytes are reduced in all.
+  const double bound = crowded(t, messages, moved, n / static_cast<std::size_t>(p), p, c);
+  return bound + crowded_local((q - 1) * bytes * c.reduce.at(n), p, c);
+}
+
+ReduceAlgorithm choose_reduce(std::size_t n, int p, bool commutative, const Costs& c, int which) {
+  // Over shared memory Rabenseifner's is estimated but not chosen: its
+  // exchanges ran at half the speed the figures give (both partners copy
+  // through one memory), 1.2-2.1x slower than the tree from 256 KiB with 3
+  // to 8 processes on 2 cores, ahead only at p = 2 from 1 MiB (6-14%).  On
+  // a network (the emulated cluster, p = 4 and 8) it was 1.2-1.6x faster
+  // from 64 KiB, as the model says (npb/README.md).
+  if (!commutative || !c.duplex) return ReduceAlgorithm::binomial;
+  return estimate_reduce(ReduceAlgorithm::rabenseifner, n, p, c, which) <
+                 estimate_reduce(ReduceAlgorithm::binomial, n, p, c, which)
+             ? ReduceAlgorithm::rabenseifner
+             : ReduceAlgorithm::binomial;
+}
+
 CommModel for_members(const int* world_ranks, int count) {
   core::Runtime& rt = core::runtime();
   request::Engine::PeerLink worst{"self", 0, 0};
@@ -482,36 +538,28 @@ const CommModel& of(const core::Comm& comm) {
 }
 
 Choice choose(std::size_t n, int p, const CommModel& m) {
-  CommModel::Cached& slot = m.cache[(n ^ (n >> 7) ^ (n >> 15)) % m.cache.size()];
-  if (slot.p == p && slot.n == n) return slot.choice;
-  const int which = m.which == 0 ? 1 : m.which;
-  slot.choice = choose(n, p, which == 1 ? m.declared : m.measured, which);
-  slot.n = n;
-  slot.p = p;
-  return slot.choice;
+  return m.bcast_cache.get({n, p}, n ^ (n >> 7) ^ (n >> 15) ^ static_cast<std::size_t>(p),
+                           [&] { return choose(n, p, m.chosen_costs(), m.chosen_which()); });
 }
 
 AllgatherAlgorithm choose_allgather(std::size_t block, const core::Comm& comm) {
   const CommModel& m = of(comm);
-  CommModel::CachedAllgather& slot = m.allgather_cache[(block ^ (block >> 7)) % m.allgather_cache.size()];
-  if (slot.valid && slot.block == block) return slot.choice;
-  const int which = m.which == 0 ? 1 : m.which;
-  slot.choice = choose_allgather(block, comm.size, which == 1 ? m.declared : m.measured, which);
-  slot.block = block;
-  slot.valid = true;
-  return slot.choice;
+  return m.allgather_cache.get(block, block ^ (block >> 7),
+                               [&] { return choose_allgather(block, comm.size, m.chosen_costs(), m.chosen_which()); });
 }
 
 AllreduceAlgorithm choose_allreduce(std::size_t n, bool commutative, const core::Comm& comm) {
   const CommModel& m = of(comm);
-  CommModel::CachedAllreduce& slot = m.allreduce_cache[(n ^ (n >> 7)) % m.allreduce_cache.size()];
-  const signed char key = commutative ? 1 : 0;
-  if (slot.commutative == key && slot.n == n) return slot.choice;
-  const int which = m.which == 0 ? 1 : m.which;
-  slot.choice = choose_allreduce(n, comm.size, commutative, which == 1 ? m.declared : m.measured, which);
-  slot.n = n;
-  slot.commutative = key;
-  return slot.choice;
+  return m.allreduce_cache.get({n, commutative}, n ^ (n >> 7), [&] {
+    return choose_allreduce(n, comm.size, commutative, m.chosen_costs(), m.chosen_which());
+  });
+}
+
+ReduceAlgorithm choose_reduce(std::size_t n, bool commutative, const core::Comm& comm) {
+  if (!commutative) return ReduceAlgorithm::binomial;
+  const CommModel& m = of(comm);
+  return m.reduce_cache.get(n, n ^ (n >> 7),
+                            [&] { return choose_reduce(n, comm.size, true, m.chosen_costs(), m.chosen_which()); });
 }
 
 Choice choose_bcast(std::size_t n, const core::Comm& comm) { return choose(n, comm.size, of(comm)); }

@@ -154,33 +154,66 @@ std::string_view allreduce_name(AllreduceAlgorithm algorithm);
 double estimate_allreduce(AllreduceAlgorithm algorithm, std::size_t n, int p, const Costs& c, int which);
 AllreduceAlgorithm choose_allreduce(std::size_t n, int p, bool commutative, const Costs& c, int which);
 
+// ---- Reduce by the same costs ----------------------------------------------
+// Its algorithms for a commutative operation (select.cpp's names; a
+// non-commutative one keeps the binomial tree, rooted at 0), n the vector's
+// bytes, q = 2^floor(log2 p):
+//   binomial      ceil(log2 p) (S1 + n M1(n) + n G(n))
+//   rabenseifner  F + the sum over k = 1 .. log2 q of S2 + n/2^k M2(n/2^k) +
+//                 n/2^k G(n/2^k) (the reduce-scatter by recursive halving)
+//                 + S1 + n/2^k M1(n/2^k) (the binomial gather to the root),
+//                 F = S1 + n M1(n) + n G(n) for p not a power of two (the
+//                 fold; a root folded out adds one more S1 + n M1(n), not
+//                 counted: every root gets the same choice)
+// linear stays the crowded host's rule; Rabenseifner's is chosen on a
+// network only (Costs::duplex: not over shared memory, where it ran slower
+// than its estimate; model.cpp).  Models 1 and 2 take every per-byte figure
+// at n; model 4 bounds by the work over the host's cores.
+enum class ReduceAlgorithm : std::uint8_t { binomial, rabenseifner };
+std::string_view reduce_name(ReduceAlgorithm algorithm);
+double estimate_reduce(ReduceAlgorithm algorithm, std::size_t n, int p, const Costs& c, int which);
+ReduceAlgorithm choose_reduce(std::size_t n, int p, bool commutative, const Costs& c, int which);
+
 // ---- what the collectives call --------------------------------------------
+// The last choices of one collective by their key (message size, and what
+// else the choice depends on), N slots picked by a hash of it: a choice
+// costs a few table look-ups per candidate, half a microsecond, a tenth of a
+// small TCP broadcast.
+template <class Key, class Value, std::size_t N>
+class ChoiceCache {
+ public:
+  template <class Compute>
+  Value get(const Key& key, std::size_t hash, Compute&& compute) const {
+    Slot& slot = slots_[hash % N];
+    if (slot.valid && slot.key == key) return slot.value;
+    slot.value = compute();
+    slot.key = key;
+    slot.valid = true;
+    return slot.value;
+  }
+
+ private:
+  struct Slot {
+    Key key{};
+    Value value{};
+    bool valid = false;
+  };
+  mutable std::array<Slot, N> slots_{};
+};
+
 // The communicator's level and costs (computed once per communicator).
 struct CommModel {
   Level level = Level::shm;
   Costs measured;  // calibrated figures, or the declared ones
   Costs declared;  // model 1's catalogue figures
   int which = 4;   // coll.model, resolved (auto = 4); 0 = "rules"
-  // The last choices by message size (a choice costs a few table look-ups
-  // per candidate: half a microsecond, a tenth of a small TCP broadcast).
-  struct Cached {
-    std::size_t n = 0;
-    int p = 0;  // 0: empty
-    Choice choice;
-  };
-  mutable std::array<Cached, 8> cache{};
-  struct CachedAllgather {
-    std::size_t block = 0;
-    bool valid = false;
-    AllgatherAlgorithm choice = AllgatherAlgorithm::ring;
-  };
-  mutable std::array<CachedAllgather, 4> allgather_cache{};
-  struct CachedAllreduce {
-    std::size_t n = 0;
-    signed char commutative = -1;  // -1: empty
-    AllreduceAlgorithm choice = AllreduceAlgorithm::recursive_doubling;
-  };
-  mutable std::array<CachedAllreduce, 4> allreduce_cache{};
+  // The figures the choices use: model 1's catalogue or the measured ones.
+  int chosen_which() const { return which == 0 ? 1 : which; }
+  const Costs& chosen_costs() const { return chosen_which() == 1 ? declared : measured; }
+  ChoiceCache<std::pair<std::size_t, int>, Choice, 8> bcast_cache;  // (bytes, processes)
+  ChoiceCache<std::size_t, AllgatherAlgorithm, 4> allgather_cache;
+  ChoiceCache<std::pair<std::size_t, bool>, AllreduceAlgorithm, 4> allreduce_cache;  // (bytes, commutative)
+  ChoiceCache<std::size_t, ReduceAlgorithm, 4> reduce_cache;  // commutative operations only
 };
 const CommModel& of(const core::Comm& comm);
 // The same for an explicit list of world ranks (the dynamic multicast).
@@ -193,6 +226,8 @@ bool rules_only();
 AllgatherAlgorithm choose_allgather(std::size_t block, const core::Comm& comm);
 // MPI_Allreduce's automatic choice for n bytes on comm.
 AllreduceAlgorithm choose_allreduce(std::size_t n, bool commutative, const core::Comm& comm);
+// MPI_Reduce's automatic choice for n bytes on comm.
+ReduceAlgorithm choose_reduce(std::size_t n, bool commutative, const core::Comm& comm);
 // MPI_Bcast's automatic choice for n bytes on comm.
 Choice choose_bcast(std::size_t n, const core::Comm& comm);
 // The d alone (the algorithm "hybrid" with coll.bcast_hybrid_d = 0).

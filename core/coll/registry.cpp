@@ -69,6 +69,7 @@ const Algorithm<AlltoallwArgs> alltoallw_table[] = {
 const Algorithm<ReduceArgs> reduce_table[] = {
     {"binomial", reduce_binomial},
     {"linear", reduce_linear},
+    {"rabenseifner", reduce_rabenseifner, commutative_op},
 };
 const Algorithm<ReduceArgs> allreduce_table[] = {
     {"rabenseifner", allreduce_rabenseifner, commutative_op},

@@ -55,7 +55,7 @@ GRIDMPI_COLL_PARAM(allgatherv, "ALLGATHERV", "linear", "ring")
 GRIDMPI_COLL_PARAM(alltoall, "ALLTOALL", "linear", "pairwise")
 GRIDMPI_COLL_PARAM(alltoallv, "ALLTOALLV", "linear")
 GRIDMPI_COLL_PARAM(alltoallw, "ALLTOALLW", "linear")
-GRIDMPI_COLL_PARAM(reduce, "REDUCE", "binomial", "linear")
+GRIDMPI_COLL_PARAM(reduce, "REDUCE", "binomial", "linear", "rabenseifner")
 GRIDMPI_COLL_PARAM(allreduce, "ALLREDUCE", "rabenseifner", "recursive_doubling", "reduce_bcast",
                    "ring")
 GRIDMPI_COLL_PARAM(reduce_scatter, "REDUCE_SCATTER", "recursive_halving", "reduce_scatterv")
@@ -318,6 +318,16 @@ const Algorithm<ReduceArgs>* allreduce_by_model(const ReduceArgs& a, const core:
   return by_model[static_cast<std::size_t>(model::choose_allreduce(bytes, is_commutative(a.op), c))];
 }
 
+// MPI_Reduce by the cost model: the binomial tree or Rabenseifner's
+// (commutative operations).
+const Algorithm<ReduceArgs>* reduce_by_model(const ReduceArgs& a, const core::Comm& c, std::size_t bytes) {
+  using model::ReduceAlgorithm;
+  static const std::array<const Algorithm<ReduceArgs>*, 2> by_model = {
+      find_algorithm<Kind::reduce>(model::reduce_name(ReduceAlgorithm::binomial)),
+      find_algorithm<Kind::reduce>(model::reduce_name(ReduceAlgorithm::rabenseifner))};
+  return by_model[static_cast<std::size_t>(model::choose_reduce(bytes, is_commutative(a.op), c))];
+}
+
 template <Kind K>
 const Algorithm<Args<K>>& default_choice(const Args<K>& a, const core::Comm& c) {
   std::size_t bytes = message_bytes<K>(a, c);
@@ -341,11 +351,13 @@ const Algorithm<Args<K>>& default_choice(const Args<K>& a, const core::Comm& c) 
     if (crowded())
       if (const Algorithm<Args<K>>* algorithm = first_rule<K, Crowded<K>>(a, c, bytes)) return *algorithm;
   }
-  if constexpr (K == Kind::allreduce) {
+  if constexpr (K == Kind::allreduce || K == Kind::reduce) {
     // After the crowded host's linear rule (it beat every tree there).
-    if (!model::rules_only())
-      if (const Algorithm<ReduceArgs>* algorithm = allreduce_by_model(a, c, bytes); usable<K>(*algorithm, a, c))
-        return *algorithm;
+    if (!model::rules_only()) {
+      const Algorithm<ReduceArgs>* algorithm =
+          K == Kind::allreduce ? allreduce_by_model(a, c, bytes) : reduce_by_model(a, c, bytes);
+      if (usable<K>(*algorithm, a, c)) return *algorithm;
+    }
   }
   if (const Algorithm<Args<K>>* algorithm = first_rule<K, Defaults<K>>(a, c, bytes)) return *algorithm;
   // The tables end with an algorithm correct for every call; this is the

@@ -3,6 +3,7 @@
 #include <climits>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "core/coll/coll.hpp"
 #include "core/datatype.hpp"
@@ -16,9 +17,88 @@ Shape shape(MPI_Datatype type) {
   return Shape{t.size, t.extent(), t.true_lb, t.true_extent(), t.contiguous};
 }
 
+namespace {
+
+// Bytes' per-thread cache of large blocks, least recently freed first.
+struct ScratchCache {
+  struct Block {
+    std::unique_ptr<std::byte[]> data;
+    std::size_t capacity;
+  };
+  std::vector<Block> blocks;
+  std::size_t bytes = 0;
+  ~ScratchCache();
+};
+// Set when this thread's cache is gone (a Bytes destroyed later, in a static
+// destructor, frees its block itself); trivially destructible, so readable
+// until the thread ends.
+thread_local bool scratch_gone = false;
+thread_local ScratchCache scratch;
+ScratchCache::~ScratchCache() { scratch_gone = true; }
+
+}  // namespace
+
 Bytes::Bytes(std::size_t n) : size_(n) {
-  if (n > inline_size) heap_ = std::make_unique_for_overwrite<std::byte[]>(n);
+  if (n <= inline_size) return;
+  if (n >= scratch_min && !scratch_gone) {
+    // The smallest cached block that holds n without wasting more than 3n.
+    auto& blocks = scratch.blocks;
+    auto best = blocks.end();
+    for (auto it = blocks.begin(); it != blocks.end(); ++it)
+      if (it->capacity >= n && it->capacity / 4 <= n && (best == blocks.end() || it->capacity < best->capacity))
+        best = it;
+    if (best != blocks.end()) {
+      heap_ = std::move(best->data);
+      capacity_ = best->capacity;
+      scratch.bytes -= capacity_;
+      blocks.erase(best);
+      return;
+    }
+  }
+  heap_ = std::make_unique_for_overwrite<std::byte[]>(n);
+  capacity_ = n;
 }
+
+void Bytes::release() noexcept {
+  if (!heap_) return;
+  if (capacity_ >= scratch_min && capacity_ <= scratch_bytes && !scratch_gone) {
+    try {
+      auto& blocks = scratch.blocks;
+      blocks.push_back({std::move(heap_), capacity_});
+      scratch.bytes += capacity_;
+      while (blocks.size() > scratch_blocks || scratch.bytes > scratch_bytes) {
+        scratch.bytes -= blocks.front().capacity;
+        blocks.erase(blocks.begin());
+      }
+    } catch (...) {
+      // No room to remember it: heap_ (if not moved) frees it.
+    }
+  }
+  heap_.reset();
+  capacity_ = 0;
+}
+
+Bytes::Bytes(Bytes&& other) noexcept
+    : heap_(std::move(other.heap_)), size_(other.size_), capacity_(other.capacity_) {
+  if (size_ > 0 && size_ <= inline_size) std::memcpy(inline_, other.inline_, size_);
+  other.size_ = other.capacity_ = 0;
+}
+
+Bytes& Bytes::operator=(Bytes&& other) noexcept {
+  if (this == &other) return *this;
+  release();
+  heap_ = std::move(other.heap_);
+  size_ = other.size_;
+  capacity_ = other.capacity_;
+  if (size_ > 0 && size_ <= inline_size) std::memcpy(inline_, other.inline_, size_);
+  other.size_ = other.capacity_ = 0;
+  return *this;
+}
+
+Bytes::~Bytes() { release(); }
+
+std::size_t Bytes::cached_blocks() noexcept { return scratch_gone ? 0 : scratch.blocks.size(); }
+std::size_t Bytes::cached_bytes() noexcept { return scratch_gone ? 0 : scratch.bytes; }
 
 TypedBuffer::TypedBuffer(int count, MPI_Datatype type) {
   if (count <= 0) return;

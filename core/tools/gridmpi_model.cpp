@@ -1,7 +1,7 @@
 // gridmpi-model: what the collectives' cost model (core/coll/model.hpp)
 // estimates and chooses, without running a job.
 //
-//   gridmpi-model [--coll bcast|allgather|allreduce] [--level shm|net|wan] [--np P] [--sizes LIST]
+//   gridmpi-model [--coll bcast|allgather|allreduce|reduce] [--level shm|net|wan] [--np P] [--sizes LIST]
 //                 [--model 1,2,3,4,auto] [--cores C]
 //
 // Reads the same site and user files and environment as a job
@@ -14,9 +14,12 @@
 //   MODEL level=shm np=8 bytes=1024 model=4 choice=recursive_doubling rd=.. bruck=.. ring=..
 // --coll allreduce (a commutative operation, MPI_SUM of doubles):
 //   MODEL level=shm np=8 bytes=1024 model=4 choice=rabenseifner rd=.. rabenseifner=.. ring=.. reduce_bcast=..
+// --coll reduce (the same operation):
+//   MODEL level=shm np=8 bytes=1024 model=4 choice=binomial binomial=.. rabenseifner=..
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/error.hpp"
@@ -71,7 +74,7 @@ int main(int argc, char** argv) {
     else if (a == "--model") models_text = value();
     else if (a == "--cores") cores = std::atoi(value().c_str());
     else if (a == "--help" || a == "-h") {
-      std::fputs("usage: gridmpi-model [--coll bcast|allgather|allreduce] [--level shm|net|wan] [--np P] [--sizes LIST]\n"
+      std::fputs("usage: gridmpi-model [--coll bcast|allgather|allreduce|reduce] [--level shm|net|wan] [--np P] [--sizes LIST]\n"
                  "                     [--model 1,2,3,4,auto] [--cores C]   (model 4: the host's cores when all P "
                  "share it)\n",
                  stdout);
@@ -81,8 +84,8 @@ int main(int argc, char** argv) {
     }
   }
   if (p < 1) die("--np: give a positive number of processes");
-  if (coll != "bcast" && coll != "allgather" && coll != "allreduce")
-    die("--coll " + coll + ": give bcast, allgather or allreduce");
+  if (coll != "bcast" && coll != "allgather" && coll != "allreduce" && coll != "reduce")
+    die("--coll " + coll + ": give bcast, allgather, allreduce or reduce");
   // Each level's usual transport declares model 1's figures.
   model::Level level = model::Level::shm;
   std::string transport = "shm";
@@ -111,19 +114,31 @@ int main(int argc, char** argv) {
       const model::Costs& c = which == 1 ? declared : measured;
       for (const std::string& s : split(sizes_text)) {
         std::size_t n = parse_size(s);
-        if (coll == "allreduce") {
-          using model::AllreduceAlgorithm;
+        // "MODEL level=.. np=.. bytes=.. model=.. choice=NAME" and each
+        // algorithm's estimate in microseconds.
+        auto print_line = [&](std::string_view chosen, const auto& algorithms, auto name, auto estimate) {
           std::string line = "MODEL level=" + level_text + " np=" + std::to_string(p) + " bytes=" +
-                             std::to_string(n) + " model=" + std::to_string(which) + " choice=" +
-                             std::string(model::allreduce_name(model::choose_allreduce(n, p, true, c, which)));
-          for (AllreduceAlgorithm a : {AllreduceAlgorithm::recursive_doubling, AllreduceAlgorithm::rabenseifner,
-                                       AllreduceAlgorithm::ring, AllreduceAlgorithm::reduce_bcast}) {
+                             std::to_string(n) + " model=" + std::to_string(which) + " choice=" + std::string(chosen);
+          for (auto a : algorithms) {
             char buf[64];
-            std::snprintf(buf, sizeof buf, " %s=%.3f", std::string(model::allreduce_name(a)).c_str(),
-                          model::estimate_allreduce(a, n, p, c, which) * 1e6);
+            std::snprintf(buf, sizeof buf, " %s=%.3f", std::string(name(a)).c_str(), estimate(a) * 1e6);
             line += buf;
           }
           std::puts(line.c_str());
+        };
+        if (coll == "allreduce") {
+          using model::AllreduceAlgorithm;
+          const AllreduceAlgorithm all[] = {AllreduceAlgorithm::recursive_doubling, AllreduceAlgorithm::rabenseifner,
+                                            AllreduceAlgorithm::ring, AllreduceAlgorithm::reduce_bcast};
+          print_line(model::allreduce_name(model::choose_allreduce(n, p, true, c, which)), all, model::allreduce_name,
+                     [&](AllreduceAlgorithm a) { return model::estimate_allreduce(a, n, p, c, which); });
+          continue;
+        }
+        if (coll == "reduce") {
+          using model::ReduceAlgorithm;
+          const ReduceAlgorithm all[] = {ReduceAlgorithm::binomial, ReduceAlgorithm::rabenseifner};
+          print_line(model::reduce_name(model::choose_reduce(n, p, true, c, which)), all, model::reduce_name,
+                     [&](ReduceAlgorithm a) { return model::estimate_reduce(a, n, p, c, which); });
           continue;
         }
         if (coll == "allgather") {

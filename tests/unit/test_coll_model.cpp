@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <set>
+#include <utility>
 
 #include "base/error.hpp"
 #include "core/coll/mcast.hpp"
@@ -243,6 +244,74 @@ TEST_CASE("allreduce estimates: doubling, Rabenseifner, ring, reduce + bcast wit
         Approx(2 * (1e-6 + 8000 * 1e-9) + 8000 * 5e-10 + 2 * (2e-6 + 8000 * (3e-9 + 5e-10))));
   CHECK(model::estimate_allreduce(AllreduceAlgorithm::ring, 0, 8, c, 3) == 0);
   CHECK(model::estimate_allreduce(AllreduceAlgorithm::ring, n, 1, c, 3) == 0);
+}
+
+TEST_CASE("reduce estimates: the binomial tree, and Rabenseifner's halving then gather", "[coll][model]") {
+  using model::ReduceAlgorithm;
+  model::Costs c = flat(1e-6, 2e-6, 1e-9, 3e-9);
+  c.reduce.points = {{1, 5e-10}};
+  const std::size_t n = 8000;
+  // p = 8: three levels, each the whole vector sent and reduced.
+  CHECK(model::estimate_reduce(ReduceAlgorithm::binomial, n, 8, c, 3) ==
+        Approx(3 * (1e-6 + 8000 * (1e-9 + 5e-10))));
+  // Halving 4000, 2000, 1000 (exchanged and reduced), then the gather of
+  // 1000, 2000, 4000 to the root.
+  CHECK(model::estimate_reduce(ReduceAlgorithm::rabenseifner, n, 8, c, 3) ==
+        Approx(3 * 2e-6 + 7000 * (3e-9 + 5e-10) + 3 * 1e-6 + 7000 * 1e-9));
+  // p = 6: the fold of 2 (p - q) ranks, then Rabenseifner over 4.
+  CHECK(model::estimate_reduce(ReduceAlgorithm::rabenseifner, n, 6, c, 3) ==
+        Approx(1e-6 + 8000 * (1e-9 + 5e-10) + 2 * 2e-6 + 6000 * (3e-9 + 5e-10) + 2 * 1e-6 + 6000 * 1e-9));
+  CHECK(model::estimate_reduce(ReduceAlgorithm::binomial, n, 6, c, 3) ==
+        Approx(3 * (1e-6 + 8000 * (1e-9 + 5e-10))));
+  CHECK(model::estimate_reduce(ReduceAlgorithm::rabenseifner, 0, 8, c, 3) == 0);
+  CHECK(model::estimate_reduce(ReduceAlgorithm::binomial, n, 1, c, 3) == 0);
+}
+
+TEST_CASE("reduce choice: the tree for short vectors, Rabenseifner for long, the tree for an ordered op",
+          "[coll][model]") {
+  using model::ReduceAlgorithm;
+  model::Costs c = flat(2e-6, 3e-6, 2e-10, 2e-10);
+  c.reduce.points = {{1, 5e-10}};
+  c.duplex = true;  // a network
+  CHECK(model::choose_reduce(8, 8, true, c, 3) == ReduceAlgorithm::binomial);
+  CHECK(model::choose_reduce(16 << 20, 8, true, c, 3) == ReduceAlgorithm::rabenseifner);
+  CHECK(model::choose_reduce(16 << 20, 8, false, c, 3) == ReduceAlgorithm::binomial);
+  // The switch point falls as latency gets cheaper against bandwidth.
+  auto switch_at = [](const model::Costs& costs) {
+    std::size_t n = 8;
+    while (n < (std::size_t{1} << 30) && model::choose_reduce(n, 8, true, costs, 3) == ReduceAlgorithm::binomial)
+      n *= 2;
+    return n;
+  };
+  model::Costs slow_latency = flat(20e-6, 30e-6, 2e-10, 2e-10);
+  slow_latency.reduce = c.reduce;
+  slow_latency.duplex = true;
+  CHECK(switch_at(slow_latency) > switch_at(c));
+  // Over shared memory (not duplex) the tree, whatever the estimates.
+  model::Costs shm = c;
+  shm.duplex = false;
+  CHECK(model::estimate_reduce(ReduceAlgorithm::rabenseifner, 16 << 20, 8, shm, 3) <
+        model::estimate_reduce(ReduceAlgorithm::binomial, 16 << 20, 8, shm, 3));
+  CHECK(model::choose_reduce(16 << 20, 8, true, shm, 3) == ReduceAlgorithm::binomial);
+}
+
+TEST_CASE("the choice cache answers a repeated key without computing, and a new one by computing", "[coll][model]") {
+  model::ChoiceCache<std::pair<std::size_t, int>, int, 4> cache;
+  int computed = 0;
+  auto value = [&](std::size_t n, int p) {
+    return cache.get({n, p}, n, [&] {
+      ++computed;
+      return static_cast<int>(n) + p;
+    });
+  };
+  CHECK(value(10, 2) == 12);
+  CHECK(value(10, 2) == 12);
+  CHECK(computed == 1);
+  CHECK(value(10, 3) == 13);  // same slot, another key
+  CHECK(computed == 2);
+  CHECK(value(11, 2) == 13);
+  CHECK(value(10, 3) == 13);
+  CHECK(computed == 3);
 }
 
 TEST_CASE("allreduce choice: doubling for short vectors, a bandwidth-optimal one for long, never one the op forbids",

@@ -90,6 +90,7 @@ TEST_CASE("the required algorithms are registered", "[coll]") {
     CHECK(coll::find_algorithm<Kind::gather>(name));
     CHECK(coll::find_algorithm<Kind::scatter>(name));
   }
+  CHECK(coll::find_algorithm<Kind::reduce>("rabenseifner"));
   for (auto name : {"reduce_bcast", "recursive_doubling", "ring", "rabenseifner"})
     CHECK(coll::find_algorithm<Kind::allreduce>(name));
   for (auto name : {"ring", "recursive_doubling", "bruck", "linear"})
@@ -138,6 +139,13 @@ TEST_CASE("selection keeps to algorithms correct for the call", "[coll]") {
   REQUIRE(ring);
   CHECK_FALSE(ring->usable(ordered, comm));
   CHECK(ring->usable(large, comm));
+  // MPI_Reduce's Rabenseifner takes commutative operations only; the rules
+  // keep the binomial tree.
+  const auto* reduce_rab = coll::find_algorithm<Kind::reduce>("rabenseifner");
+  REQUIRE(reduce_rab);
+  CHECK_FALSE(reduce_rab->usable(ordered, comm));
+  CHECK(reduce_rab->usable(large, comm));
+  CHECK(coll::select<Kind::reduce>(large, comm).name == "binomial");
   std::vector<int> counts(8, 512);
   coll::ReduceScatterArgs rs{buf.data(), buf.data(), counts.data(), MPI_INT, noncommutative};
   CHECK(coll::select<Kind::reduce_scatter>(rs, comm).name == "reduce_scatterv");
@@ -237,6 +245,61 @@ TEST_CASE("scratch bytes: none when empty, inline up to 64 bytes and carried by 
   taken = std::move(large);
   CHECK(taken.data() == heap);  // a heap buffer moves without a copy
   CHECK(taken.data()[64] == std::byte{7});
+}
+
+TEST_CASE("scratch bytes: large blocks go back to a per-thread cache and are reused, within its limits",
+          "[coll]") {
+  using coll::Bytes;
+  // Start from an empty cache: fill it with small-enough blocks and let
+  // them age out (a block only comes back for a request it fits 4x over).
+  {
+    std::vector<Bytes> hold;
+    for (std::size_t i = 0; i < Bytes::scratch_blocks; ++i) hold.emplace_back(Bytes::scratch_min);
+  }
+  const std::size_t n = 300 * 1024;
+  std::byte* first = nullptr;
+  {
+    Bytes a(n);
+    first = a.data();
+    a.data()[n - 1] = std::byte{1};
+  }
+  CHECK(Bytes::cached_blocks() >= 1);
+  {
+    Bytes again(n - 1000);  // fits the cached block
+    CHECK(again.data() == first);
+    CHECK(again.size() == n - 1000);
+    // Taken out while in use: a second request of that size gets another.
+    Bytes other(n);
+    CHECK(other.data() != first);
+  }
+  {
+    // The 300 KiB block is more than 4x this request: not spent on it.
+    Bytes small(Bytes::scratch_min);
+    CHECK(small.data() != first);
+  }
+  // A moved-from block is released once, by its new owner.
+  const std::size_t before = Bytes::cached_blocks();
+  {
+    Bytes a(n);
+    Bytes b(std::move(a));
+    Bytes c;
+    c = std::move(b);
+    CHECK(c.data() != nullptr);
+  }
+  CHECK(Bytes::cached_blocks() == std::min(before, Bytes::scratch_blocks));
+  // Never more than scratch_blocks blocks or scratch_bytes bytes.
+  {
+    std::vector<Bytes> many;
+    for (std::size_t i = 0; i < Bytes::scratch_blocks + 4; ++i) many.emplace_back(n + i);
+  }
+  CHECK(Bytes::cached_blocks() == Bytes::scratch_blocks);
+  CHECK(Bytes::cached_bytes() <= Bytes::scratch_bytes);
+  { Bytes huge(Bytes::scratch_bytes + 1); }  // too large to keep
+  CHECK(Bytes::cached_bytes() <= Bytes::scratch_bytes);
+  // Blocks below scratch_min are not cached.
+  const std::size_t blocks = Bytes::cached_blocks();
+  { Bytes below(Bytes::scratch_min - 1); }
+  CHECK(Bytes::cached_blocks() == blocks);
 }
 
 TEST_CASE("a packed output of a contiguous type writes the user's buffer once, with no scratch to unpack",
