@@ -219,9 +219,16 @@ template <> struct Crowded<Kind::bcast> {
   static constexpr bool defined = true;
   static constexpr Rule rules[] = {{64, 65536, "linear"}};
 };
+// MPI_Reduce's since the tree stopped copying (e7fe091): only off shared
+// memory and only up to 1 KiB.  8 processes on 2 cores, median of 5: over
+// shared memory the tree 1.3-1.7 us against linear's 2.0-4.0 at 8-512 B
+// (p = 6, 8), 42 against 60-76 at 32 KiB; over TCP at p = 8 linear 8.2-9.3
+// against 9.6-10.7 up to 512 B, the tree ahead from 4 KiB (61 against 75-80
+// at 32 KiB).  Allreduce's reduce + bcast keeps its linear reduce up to
+// crowded_reduce_bcast_linear bytes (allreduce_reduce_bcast.cpp).
 template <> struct Crowded<Kind::reduce> {
   static constexpr bool defined = true;
-  static constexpr Rule rules[] = {{64, 65536, "linear"}};
+  static constexpr Rule rules[] = {{64, 1024, "linear"}};
 };
 template <> struct Crowded<Kind::allreduce> {  // linear reduce and bcast, as above
   static constexpr bool defined = true;
@@ -348,7 +355,7 @@ const Algorithm<Args<K>>& default_choice(const Args<K>& a, const core::Comm& c) 
     }
   }
   if constexpr (Crowded<K>::defined) {
-    if (crowded())
+    if (crowded() && (K != Kind::reduce || model::of(c).level != model::Level::shm))
       if (const Algorithm<Args<K>>* algorithm = first_rule<K, Crowded<K>>(a, c, bytes)) return *algorithm;
   }
   if constexpr (K == Kind::allreduce || K == Kind::reduce) {
@@ -371,10 +378,15 @@ const Algorithm<Args<K>>& default_choice(const Args<K>& a, const core::Comm& c) 
 
 }  // namespace
 
-bool crowded_linear_bcast(std::size_t bytes, const core::Comm& c) {
+bool crowded_reduce_bcast_linear(std::size_t bytes, const core::Comm& c) {
+  return crowded() && c.size <= 64 && bytes <= 4096;
+}
+
+bool crowded_linear_bcast(std::size_t bytes, const core::Comm& c, bool any_level) {
   if (!crowded()) return false;
   const Rule& rule = Crowded<Kind::bcast>::rules[0];
-  return c.size <= rule.max_comm_size && bytes <= rule.max_bytes && model::of(c).level == model::Level::shm;
+  return c.size <= rule.max_comm_size && bytes <= rule.max_bytes &&
+         (any_level || model::of(c).level == model::Level::shm);
 }
 
 template <Kind K>
