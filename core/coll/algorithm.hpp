@@ -155,12 +155,13 @@ template <Kind K> const Algorithm<Args<K>>* forced_algorithm();
 template <Kind K> const Algorithm<Args<K>>* parse_forced(std::string_view text);
 // Whether MPI_Bcast of `bytes` on c takes the crowded host's linear algorithm
 // (coll.crowded, over shared memory; select.cpp); the dynamic multicast
-// follows it.  any_level: on every level (TCP too), as the broadcast of
-// Allreduce's reduce + bcast does.
-bool crowded_linear_bcast(std::size_t bytes, const core::Comm& c, bool any_level = false);
-// Whether Allreduce's reduce + bcast of `bytes` on c reduces linearly (a
-// crowded host, up to 4 KiB, every level; allreduce_reduce_bcast.cpp).
-bool crowded_reduce_bcast_linear(std::size_t bytes, const core::Comm& c);
+// follows it.
+bool crowded_linear_bcast(std::size_t bytes, const core::Comm& c);
+// Whether Allreduce's reduce + bcast of `bytes` on c reduces, and then
+// broadcasts, linearly (a crowded host, every level; select.cpp's
+// crowded_reduce_bcast_* rules, allreduce_reduce_bcast.cpp).
+bool crowded_reduce_bcast_linear_reduce(std::size_t bytes, const core::Comm& c);
+bool crowded_reduce_bcast_linear_bcast(std::size_t bytes, const core::Comm& c);
 // The values the coll.<kind>_algorithm parameter accepts ("auto" and the names).
 std::vector<std::string> algorithm_parameter_choices(Kind kind);
 

@@ -22,7 +22,7 @@ void allreduce_reduce_bcast(const ReduceArgs& a, core::Comm& comm) {
   // 5.6-12.8 us over shared memory, 27.6-47.3 over TCP; with the tree's
   // reduce 6.7-17.1 and 34.7-55.8 (npb/README.md, Allreduce on a crowded
   // host).
-  if (forced_algorithm<Kind::reduce>() == nullptr && crowded_reduce_bcast_linear(bytes, comm)) {
+  if (forced_algorithm<Kind::reduce>() == nullptr && crowded_reduce_bcast_linear_reduce(bytes, comm)) {
     reduce_linear(to_root, comm);
   } else {
     reduce(to_root.sendbuf, a.recvbuf, a.count, a.type, a.op, 0, comm);
@@ -32,8 +32,7 @@ void allreduce_reduce_bcast(const ReduceArgs& a, core::Comm& comm) {
   // alone over TCP pipelines a tree across calls.  8 processes on 2 cores
   // over TCP, 8 B - 4 KiB: 40-47 us against 49-54 with the tree (the
   // reduce linear in both; npb/README.md, Allreduce on a crowded host).
-  if (forced_algorithm<Kind::bcast>() == nullptr &&
-      crowded_linear_bcast(bytes, comm, /*any_level=*/true)) {
+  if (forced_algorithm<Kind::bcast>() == nullptr && crowded_reduce_bcast_linear_bcast(bytes, comm)) {
     bcast_linear(BcastArgs{a.recvbuf, a.count, a.type, 0}, comm);
     return;
   }

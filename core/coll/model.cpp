@@ -15,6 +15,7 @@
 #include "base/error.hpp"
 #include "conf/log.hpp"
 #include "conf/registry.hpp"
+#include "core/coll/util.hpp"
 #include "core/runtime.hpp"
 #include "p2p/transport.hpp"
 #include "request/progress_mode.hpp"
@@ -238,6 +239,12 @@ double crowded_local(double work, int p, const Costs& c) {
   return c.cores > 0 && p > c.cores ? work / c.cores : 0;
 }
 
+// A per-byte figure for a step moving `size` of the collective's n bytes:
+// at the step's own size for models 3 and 4, at n for models 1 and 2.
+double step_cost(const Table& t, std::size_t size, std::size_t n, int which) {
+  return t.at(which >= 3 ? std::max<std::size_t>(size, 1) : n);
+}
+
 }  // namespace
 
 // Table 2 (models 1 and 2) with M taken at `at`, or Table 3 (models 3, 4).
@@ -383,9 +390,8 @@ double estimate_allreduce(AllreduceAlgorithm algorithm, std::size_t n, int p, co
   if (p <= 1 || n == 0) return 0;
   const double bytes = static_cast<double>(n), q = p;
   // Models 1 and 2: every per-byte figure at n; 3 and 4 at the step's message.
-  auto at = [&](const Table& t, std::size_t size) { return t.at(which >= 3 ? std::max<std::size_t>(size, 1) : n); };
-  int q2 = 1;
-  while (q2 * 2 <= p) q2 *= 2;
+  auto at = [&](const Table& t, std::size_t size) { return step_cost(t, size, n, which); };
+  const int q2 = floor_power_of_two(p);
   const double fold = q2 == p ? 0 : 2 * (c.s1 + bytes * at(c.m1, n)) + bytes * at(c.reduce, n);
   double t = 0, messages = 0, reduced = 0;
   switch (algorithm) {
@@ -453,9 +459,8 @@ std::string_view reduce_name(ReduceAlgorithm algorithm) {
 double estimate_reduce(ReduceAlgorithm algorithm, std::size_t n, int p, const Costs& c, int which) {
   if (p <= 1 || n == 0) return 0;
   const double bytes = static_cast<double>(n), q = p;
-  auto at = [&](const Table& t, std::size_t size) { return t.at(which >= 3 ? std::max<std::size_t>(size, 1) : n); };
-  int q2 = 1;
-  while (q2 * 2 <= p) q2 *= 2;
+  auto at = [&](const Table& t, std::size_t size) { return step_cost(t, size, n, which); };
+  const int q2 = floor_power_of_two(p);
   double t = 0, messages = 0, moved = 0;
   switch (algorithm) {
     case ReduceAlgorithm::binomial:

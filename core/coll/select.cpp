@@ -110,10 +110,15 @@ const conf::ChoiceParam& algorithm_param(Kind kind) {
 }
 
 // ---- the default table ------------------------------------------------------
+// Where a rule holds: over any link, only among the processes of one host
+// (the model's level shm), or only off it.
+enum class Where : std::uint8_t { any, shm, off_shm };
 struct Rule {
   int max_comm_size;
   std::size_t max_bytes;
   std::string_view algorithm;
+  std::size_t min_bytes = 0;
+  Where where = Where::any;
 };
 constexpr int any_size = INT_MAX;
 constexpr std::size_t any_bytes = SIZE_MAX;
@@ -215,9 +220,13 @@ template <> struct Crowded<Kind::barrier> {
   static constexpr bool defined = true;
   static constexpr Rule rules[] = {{64, any_bytes, "linear"}};
 };
+// Bcast's only over shared memory (every receiver copies at once); over
+// TCP the root pushes every copy itself, and the binomial tree the model
+// picks was 1.4-2x faster at 1-8 KiB with 8 processes on 2 cores
+// (npb/bcast-bench).
 template <> struct Crowded<Kind::bcast> {
   static constexpr bool defined = true;
-  static constexpr Rule rules[] = {{64, 65536, "linear"}};
+  static constexpr Rule rules[] = {{64, 65536, "linear", 0, Where::shm}};
 };
 // MPI_Reduce's since the tree stopped copying (e7fe091): only off shared
 // memory and only up to 1 KiB.  8 processes on 2 cores, median of 5: over
@@ -228,12 +237,27 @@ template <> struct Crowded<Kind::bcast> {
 // crowded_reduce_bcast_linear bytes (allreduce_reduce_bcast.cpp).
 template <> struct Crowded<Kind::reduce> {
   static constexpr bool defined = true;
-  static constexpr Rule rules[] = {{64, 1024, "linear"}};
+  static constexpr Rule rules[] = {{64, 1024, "linear", 0, Where::off_shm}};
 };
-template <> struct Crowded<Kind::allreduce> {  // linear reduce and bcast, as above
+// Allgather's over shared memory from 4 KiB blocks: every process sends its
+// block to all at once and each receiver copies in its own turn, where a
+// step of the others waits for its partner's turn on a core.  6 and 8
+// processes on 2 cores (coll-choice-bench, median of 5): 4 KiB 16.4 / 31.1
+// us against the model's 21.4 / 42.2, 32 KiB 69.6 against 108.0 (p = 6),
+// 256 KiB 460 / 820 against 639 / 870; below 4 KiB and over TCP linear
+// lost.  The model has no latency term for its contention.
+template <> struct Crowded<Kind::allgather> {
+  static constexpr bool defined = true;
+  static constexpr Rule rules[] = {{64, any_bytes, "linear", 4096, Where::shm}};
+};
+template <> struct Crowded<Kind::allreduce> {  // reduce then bcast: the two rules below
   static constexpr bool defined = true;
   static constexpr Rule rules[] = {{64, 65536, "reduce_bcast"}};
 };
+// Inside that reduce + bcast (allreduce_reduce_bcast.cpp), on every level:
+// the linear reduce up to 4 KiB, the linear bcast up to Bcast's 64 KiB.
+constexpr Rule crowded_reduce_bcast_reduce{64, 4096, "linear"};
+constexpr Rule crowded_reduce_bcast_bcast{64, 65536, "linear"};
 
 // ---- message size, as every rank sees it ---------------------------------
 std::size_t bytes_of(const BarrierArgs&, const core::Comm&) { return 0; }
@@ -274,6 +298,14 @@ bool usable(const Algorithm<Args<K>>& algorithm, const Args<K>& a, const core::C
 
 // The first rule of Table whose limits hold and whose algorithm is correct
 // for the call; nullptr when none.
+// Whether a rule's limits hold for `bytes` on c (Where needs the
+// communicator's level, computed once per communicator).
+bool holds(const Rule& rule, std::size_t bytes, const core::Comm& c) {
+  if (c.size > rule.max_comm_size || bytes > rule.max_bytes || bytes < rule.min_bytes) return false;
+  if (rule.where == Where::any) return true;
+  return (model::of(c).level == model::Level::shm) == (rule.where == Where::shm);
+}
+
 template <Kind K, class Table>
 const Algorithm<Args<K>>* first_rule(const Args<K>& a, const core::Comm& c, std::size_t bytes) {
   // The rules' names resolved once (a name lookup per call cost a fifth of
@@ -285,8 +317,7 @@ const Algorithm<Args<K>>* first_rule(const Args<K>& a, const core::Comm& c, std:
     return out;
   }();
   for (std::size_t i = 0; i < n; ++i) {
-    const Rule& rule = Table::rules[i];
-    if (c.size > rule.max_comm_size || bytes > rule.max_bytes) continue;
+    if (!holds(Table::rules[i], bytes, c)) continue;
     const Algorithm<Args<K>>* algorithm = resolved[i];
     if (algorithm != nullptr && usable<K>(*algorithm, a, c)) return algorithm;
   }
@@ -338,43 +369,18 @@ const Algorithm<ReduceArgs>* reduce_by_model(const ReduceArgs& a, const core::Co
 template <Kind K>
 const Algorithm<Args<K>>& default_choice(const Args<K>& a, const core::Comm& c) {
   std::size_t bytes = message_bytes<K>(a, c);
-  if constexpr (K == Kind::allgather) {
-    if (!model::rules_only()) {
-      // A crowded host's linear Allgather over shared memory from 4 KiB
-      // blocks: every process sends its block to all at once and each
-      // receiver copies in its own turn, where a step of the others waits
-      // for its partner's turn on a core.  6 and 8 processes on 2 cores
-      // (coll-choice-bench, median of 5): 4 KiB 16.4 / 31.1 us against the
-      // model's 21.4 / 42.2, 32 KiB 69.6 against 108.0 (p = 6), 256 KiB
-      // 460 / 820 against 639 / 870; below 4 KiB and over TCP linear lost.
-      // The model has no latency term for its contention.
-      static const Algorithm<GatherArgs>* const linear = find_algorithm<Kind::allgather>("linear");
-      if (crowded() && bytes >= 4096 && c.size <= 64 && model::of(c).level == model::Level::shm && linear)
-        return *linear;
-      if (const Algorithm<GatherArgs>* algorithm = allgather_by_model(c, bytes); usable<K>(*algorithm, a, c))
-        return *algorithm;
-    }
-  }
-  if constexpr (K == Kind::bcast) {
-    if (!model::rules_only()) {
-      // The crowded host's linear Bcast helps over shared memory (every
-      // receiver copies at once); over TCP the root pushes every copy
-      // itself, and the binomial tree the model picks was 1.4-2x faster
-      // at 1-8 KiB with 8 processes on 2 cores (npb/bcast-bench).
-      if (crowded() && model::of(c).level == model::Level::shm)
-        if (const Algorithm<BcastArgs>* algorithm = first_rule<K, Crowded<K>>(a, c, bytes)) return *algorithm;
-      return *bcast_by_model(c, bytes);
-    }
-  }
+  // The crowded host's table first, then the cost model, then the rules.
   if constexpr (Crowded<K>::defined) {
-    if (crowded() && (K != Kind::reduce || model::of(c).level != model::Level::shm))
+    if (crowded())
       if (const Algorithm<Args<K>>* algorithm = first_rule<K, Crowded<K>>(a, c, bytes)) return *algorithm;
   }
-  if constexpr (K == Kind::allreduce || K == Kind::reduce) {
-    // After the crowded host's linear rule (it beat every tree there).
+  if constexpr (K == Kind::bcast || K == Kind::allgather || K == Kind::allreduce || K == Kind::reduce) {
     if (!model::rules_only()) {
-      const Algorithm<ReduceArgs>* algorithm =
-          K == Kind::allreduce ? allreduce_by_model(a, c, bytes) : reduce_by_model(a, c, bytes);
+      const Algorithm<Args<K>>* algorithm = nullptr;
+      if constexpr (K == Kind::bcast) algorithm = bcast_by_model(c, bytes);
+      if constexpr (K == Kind::allgather) algorithm = allgather_by_model(c, bytes);
+      if constexpr (K == Kind::allreduce) algorithm = allreduce_by_model(a, c, bytes);
+      if constexpr (K == Kind::reduce) algorithm = reduce_by_model(a, c, bytes);
       if (usable<K>(*algorithm, a, c)) return *algorithm;
     }
   }
@@ -390,15 +396,16 @@ const Algorithm<Args<K>>& default_choice(const Args<K>& a, const core::Comm& c) 
 
 }  // namespace
 
-bool crowded_reduce_bcast_linear(std::size_t bytes, const core::Comm& c) {
-  return crowded() && c.size <= 64 && bytes <= 4096;
+bool crowded_linear_bcast(std::size_t bytes, const core::Comm& c) {
+  return crowded() && holds(Crowded<Kind::bcast>::rules[0], bytes, c);
 }
 
-bool crowded_linear_bcast(std::size_t bytes, const core::Comm& c, bool any_level) {
-  if (!crowded()) return false;
-  const Rule& rule = Crowded<Kind::bcast>::rules[0];
-  return c.size <= rule.max_comm_size && bytes <= rule.max_bytes &&
-         (any_level || model::of(c).level == model::Level::shm);
+bool crowded_reduce_bcast_linear_reduce(std::size_t bytes, const core::Comm& c) {
+  return crowded() && holds(crowded_reduce_bcast_reduce, bytes, c);
+}
+
+bool crowded_reduce_bcast_linear_bcast(std::size_t bytes, const core::Comm& c) {
+  return crowded() && holds(crowded_reduce_bcast_bcast, bytes, c);
 }
 
 template <Kind K>
@@ -486,7 +493,11 @@ void run(const Args<K>& a, core::Comm& c) {
                   c.clients->num_masters(), c.clients->num_masters() <= impi::max_linear() ? "linear" : "tree");
     return impi::run<K>(a, c);
   }
-  select<K>(a, c).run(a, c);
+  const Algorithm<Args<K>>& algorithm = select<K>(a, c);
+  if (log().should_log(spdlog::level::trace))
+    log().trace("{} on communicator {} ({} processes, {} bytes): {}", kind_name(K), c.handle, c.size,
+                message_bytes<K>(a, c), algorithm.name);
+  algorithm.run(a, c);
 }
 }  // namespace
 
