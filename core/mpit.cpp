@@ -33,6 +33,7 @@
 
 #include "conf/registry.hpp"
 #include "core/api.hpp"
+#include "core/mpit_pvars.hpp"
 
 namespace gridmpi::core {
 
@@ -201,6 +202,22 @@ int pvar_handle_op(MPI_T_pvar_session session, MPI_T_pvar_handle handle, bool al
 }
 
 }  // namespace
+
+namespace pvars {
+// The registered pvars (core/mpit_pvars.hpp), in registration order.
+std::vector<Pvar>& registered() {
+  static std::vector<Pvar>* list = new std::vector<Pvar>;  // never destroyed
+  return *list;
+}
+std::mutex& registered_mutex() {
+  static std::mutex* m = new std::mutex;
+  return *m;
+}
+void register_pvar(const Pvar& pvar) {
+  std::lock_guard lock(registered_mutex());
+  registered().push_back(pvar);
+}
+}  // namespace pvars
 
 }  // namespace gridmpi::core
 

@@ -24,6 +24,7 @@
 #include "request/comm_wait.hpp"
 #include "request/progress_mode.hpp"
 #include "request/engine_internal.hpp"
+#include "request/stats.hpp"
 
 namespace gridmpi::request {
 
@@ -244,6 +245,7 @@ p2p::Placement EngineImpl::on_frame_begin(int world, const p2p::Frame& h, std::s
     case frame::Kind::eager:
     case frame::Kind::sync_eager:
     case frame::Kind::rts: {
+      stats::bump(stats::messages_received);
       if (kind != frame::Kind::rts)
         check_eager_size(world, h, payload_size);
       else if (payload_size > h.size)
@@ -365,6 +367,7 @@ p2p::Placement EngineImpl::queue_unexpected(int world, const p2p::Frame& h, std:
 // or queued as it stands.
 void EngineImpl::on_frame(int world, const p2p::Frame& h, std::span<const std::byte> payload) {
   if (h.kind != frame::Kind::eager) return FrameSink::on_frame(world, h, payload);
+  stats::bump(stats::messages_received);
   check_eager_size(world, h, payload.size());
   if (PointRequest* r = match_posted(world, h)) {
     unpack_into(r, payload, 0);

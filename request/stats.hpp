@@ -1,0 +1,19 @@
+// The request layer's counters, read by MPI_T performance variables
+// (core/mpit_pvars.hpp; registered in stats.cpp).  Updated by the engine
+// under its lock with a relaxed load and store (no locked instruction on the
+// message path), read from any thread.
+#pragma once
+#include <atomic>
+#include <cstdint>
+
+namespace gridmpi::request::stats {
+
+// Messages (eager, synchronous or rendezvous) that arrived at this process
+// from any peer, itself included: pvar request.messages_received.
+inline std::atomic<std::uint64_t> messages_received{0};
+
+inline void bump(std::atomic<std::uint64_t>& counter, std::uint64_t by = 1) noexcept {
+  counter.store(counter.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
+}
+
+}  // namespace gridmpi::request::stats
