@@ -31,6 +31,7 @@
 #include "core/job_layout.hpp"
 #include "p2p/copy_bytes.hpp"
 #include "request/comm_wait.hpp"
+#include "request/stats.hpp"
 #include "request/progress_mode.hpp"
 #include "request/engine_internal.hpp"
 
@@ -84,6 +85,7 @@ EngineImpl::EngineImpl(int world_rank, int world_size, std::uint64_t job_cookie,
   rsize_ = options.rsize ? *options.rsize : conf::checked(rsize_param);
   spin_ = options.spin ? *options.spin : conf::checked(spin_param);
   proto_info_ = conf::checked(proto_info_param);
+  predict_method_ = predict::configured_method();
   yield_ = mode_ == p2p::ProgressMode::poll && (options.yield ? *options.yield : yield_when_idle_setting());
   if (yield_ && !options.spin) spin_ = conf::checked(yield_spin_param);
   if (mode_ == p2p::ProgressMode::thread && (options.yield ? *options.yield : yield_when_idle_setting()))
@@ -202,6 +204,14 @@ void EngineImpl::wait_ready() {
 void EngineImpl::shutdown() {
   if (shut_down_) return;
   shut_down_ = true;
+  if (predict_method_ != predict::Method::off) {
+    auto value = [](const std::atomic<std::uint64_t>& c) { return c.load(std::memory_order_relaxed); };
+    log().info("receive-message prediction ({}): {} messages received, {} idle waits, {} predictions, {} hits, "
+               "{} misses",
+               predict::method_name(predict_method_), value(stats::messages_received),
+               value(stats::predict_idle_waits), value(stats::predict_predictions), value(stats::predict_hits),
+               value(stats::predict_misses));
+  }
   // Finalize detaches the buffer implicitly and waits for every frame already
   // handed to us to leave, and for sends nobody will wait for (buffered
   // copies, freed requests) to finish: a rendezvous one may still get its

@@ -29,6 +29,7 @@
 #include "p2p/transport.hpp"
 #include "request/bsend_buffer.hpp"
 #include "request/matching.hpp"
+#include "request/predict.hpp"
 #include "request/request.hpp"
 #include "request/request_types.hpp"
 #include "p2p/frame.hpp"
@@ -224,6 +225,12 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
   // its place in the unexpected queue (`payload` non-null: copied at once,
   // else the returned placement receives it).
   void check_eager_size(int world, const p2p::Frame& h, std::size_t payload_size) const;
+  // Receive-message prediction (request/predict.hpp): a message arrived on
+  // its stream (compared with the stream's pending prediction, then
+  // recorded); a wait went idle (a prediction for the stream of every posted
+  // receive that names its source and has none pending).
+  void observe_arrival(const p2p::Frame& h);
+  void predict_posted();
   PointRequest* match_posted(int world, const p2p::Frame& h);
   p2p::Placement queue_unexpected(int world, const p2p::Frame& h, std::size_t payload_size,
                                   const std::byte* payload);
@@ -283,6 +290,16 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
   std::unique_ptr<PointRequest> retired_;
   std::vector<int> peers_with_pending_;
   MatchQueues queues_;
+  // Receive-message prediction: the method (request.predict; off: nothing
+  // below is used) and each stream's predictor and pending prediction, by
+  // context << 32 | source (the sender's rank in the communicator).
+  predict::Method predict_method_ = predict::Method::off;
+  struct PredictedStream {
+    explicit PredictedStream(predict::Method m) : stream(m) {}
+    predict::Stream stream;
+    std::optional<predict::Header> pending;
+  };
+  std::unordered_map<std::uint64_t, PredictedStream> predicted_;
   std::unordered_map<std::uint64_t, PointRequest*> by_id_;
   std::uint64_t next_id_ = 1;
   // Sends waiting for a cancel_reply, by the message id the request names.

@@ -246,6 +246,8 @@ p2p::Placement EngineImpl::on_frame_begin(int world, const p2p::Frame& h, std::s
     case frame::Kind::sync_eager:
     case frame::Kind::rts: {
       stats::bump(stats::messages_received);
+      if (predict_method_ != predict::Method::off) [[unlikely]]
+        observe_arrival(h);
       if (kind != frame::Kind::rts)
         check_eager_size(world, h, payload_size);
       else if (payload_size > h.size)
@@ -368,6 +370,8 @@ p2p::Placement EngineImpl::queue_unexpected(int world, const p2p::Frame& h, std:
 void EngineImpl::on_frame(int world, const p2p::Frame& h, std::span<const std::byte> payload) {
   if (h.kind != frame::Kind::eager) return FrameSink::on_frame(world, h, payload);
   stats::bump(stats::messages_received);
+  if (predict_method_ != predict::Method::off) [[unlikely]]
+    observe_arrival(h);
   check_eager_size(world, h, payload.size());
   if (PointRequest* r = match_posted(world, h)) {
     unpack_into(r, payload, 0);
@@ -407,6 +411,40 @@ void EngineImpl::on_frame_end(int, std::uint64_t token, std::span<const std::byt
     }
     default: return;
   }
+}
+
+namespace {
+
+std::uint64_t stream_key(std::uint32_t context, int source) {
+  return static_cast<std::uint64_t>(context) << 32 | static_cast<std::uint32_t>(source);
+}
+
+}  // namespace
+
+void EngineImpl::observe_arrival(const p2p::Frame& h) {
+  auto [it, created] = predicted_.try_emplace(stream_key(h.envelope.context, h.envelope.source), predict_method_);
+  PredictedStream& s = it->second;
+  const predict::Header header{h.envelope.tag, h.size, static_cast<std::uint8_t>(h.kind)};
+  if (s.pending) {
+    stats::bump(*s.pending == header ? stats::predict_hits : stats::predict_misses);
+    s.pending.reset();
+  }
+  s.stream.observe(header);
+}
+
+void EngineImpl::predict_posted() {
+  stats::bump(stats::predict_idle_waits);
+  queues_.for_each_posted([this](PointRequest* r) {
+    if (r->peer == MPI_ANY_SOURCE) return;
+    auto it = predicted_.find(stream_key(r->context, r->peer));
+    if (it == predicted_.end() || it->second.pending) return;  // nothing seen yet, or predicted already
+    std::optional<predict::Header> next = it->second.stream.predict();
+    if (!next) return;
+    // The fields the receive names are taken as given (the paper's rule).
+    if (r->tag != MPI_ANY_TAG) next->tag = r->tag;
+    it->second.pending = next;
+    stats::bump(stats::predict_predictions);
+  });
 }
 
 }  // namespace gridmpi::request

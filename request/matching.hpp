@@ -46,6 +46,14 @@ class MatchQueues {
   // The same without removing it (probe).
   const UnexpectedMessage* find_unexpected(std::uint32_t context, int source, int tag) const;
 
+  // f(r) for every posted receive, context by context, in posting order
+  // within each (f must not post or unpost).
+  template <class F>
+  void for_each_posted(F&& f) const {
+    for (const auto& [context, q] : contexts_)
+      for (PointRequest* r = q.posted.head; r != nullptr; r = r->posted_next) f(r);
+  }
+
   std::size_t posted_count() const noexcept;
   std::size_t unexpected_count() const noexcept;
 

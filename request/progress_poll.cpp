@@ -147,6 +147,8 @@ void EngineImpl::wait_until(const std::function<bool()>& done) {
     if (fresh) {
       idle_since = now;
       fresh = false;
+      // Idle: predict what the posted receives will get (request/predict.hpp).
+      if (predict_method_ != predict::Method::off) predict_posted();
     }
     const auto idle = now - idle_since;
     if (!sleeping && idle < spin) continue;

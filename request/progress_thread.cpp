@@ -202,6 +202,7 @@ void EngineImpl::thread_mode_wait(const std::function<bool()>& done) {
       return;
     }
   }
+  bool predicted = false;
   for (;;) {
     // The cheap engine-side work (also done by every round of the progress
     // thread), then the check; both under the lock, so no completion can
@@ -209,6 +210,11 @@ void EngineImpl::thread_mode_wait(const std::function<bool()>& done) {
     // round arms the transports' wake-ups again.)
     thread_mode_progress(false);
     if (done()) return;
+    if (!predicted && predict_method_ != predict::Method::off) {
+      // Going to sleep: predict what the posted receives will get.
+      predicted = true;
+      predict_posted();
+    }
     me.ready = false;
     lock.wait(me.cv, thread_wait_slice, me.ready);
   }

@@ -15,6 +15,20 @@ const core::pvars::Registration messages_received_pvar{core::pvars::Pvar{
     core::pvars::Kind::counter, MPI_T_VERBOSITY_USER_BASIC,
     [] { return static_cast<unsigned long long>(messages_received.load(std::memory_order_relaxed)); }, nullptr}};
 
+#define GRIDMPI_COUNTER_PVAR(variable, name, description)                                              \
+  const core::pvars::Registration variable##_pvar{core::pvars::Pvar{                                     \
+      name, description, core::pvars::Kind::counter, MPI_T_VERBOSITY_USER_BASIC,                        \
+      [] { return static_cast<unsigned long long>(variable.load(std::memory_order_relaxed)); }, nullptr}}
+GRIDMPI_COUNTER_PVAR(predict_idle_waits, "request.predict.idle_waits",
+                     "waits for a message that found nothing and went idle (request.predict not off)");
+GRIDMPI_COUNTER_PVAR(predict_predictions, "request.predict.predictions",
+                     "predictions of the next message's header made while a receive waited idle");
+GRIDMPI_COUNTER_PVAR(predict_hits, "request.predict.hits",
+                     "predictions that the next message on their stream (communicator, source) matched");
+GRIDMPI_COUNTER_PVAR(predict_misses, "request.predict.misses",
+                     "predictions that the next message on their stream did not match");
+#undef GRIDMPI_COUNTER_PVAR
+
 }  // namespace
 
 }  // namespace gridmpi::request::stats

@@ -12,6 +12,14 @@ namespace gridmpi::request::stats {
 // from any peer, itself included: pvar request.messages_received.
 inline std::atomic<std::uint64_t> messages_received{0};
 
+// Receive-message prediction (request/predict.hpp): waits that went idle,
+// predictions made, and of those resolved by the next message on their
+// stream, the right and the wrong ones (pvars request.predict.*).
+inline std::atomic<std::uint64_t> predict_idle_waits{0};
+inline std::atomic<std::uint64_t> predict_predictions{0};
+inline std::atomic<std::uint64_t> predict_hits{0};
+inline std::atomic<std::uint64_t> predict_misses{0};
+
 inline void bump(std::atomic<std::uint64_t>& counter, std::uint64_t by = 1) noexcept {
   counter.store(counter.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
 }

@@ -1,0 +1,118 @@
+// Receive-message prediction: the predictors (request/predict.hpp).
+#include "request/predict.hpp"
+
+#include "conf/checked.hpp"
+#include "conf/registry.hpp"
+
+namespace gridmpi::request::predict {
+
+namespace {
+
+const conf::ChoiceParam predict_param{
+    "request.predict", "off", {"off", "last", "markov", "periodic"},
+    "receive-message prediction: while a receive waits idle, predict the next message's header on each stream "
+    "(communicator, source) waited on and compare it when the message comes (MPI_T pvars request.predict.*): off; "
+    "last = the previous header; markov = the header that most often followed the previous one; periodic = the "
+    "header one period ago, when the stream's recent headers repeat",
+    conf::Level::tuner};
+
+}  // namespace
+
+std::string_view method_name(Method method) {
+  switch (method) {
+    case Method::off: return "off";
+    case Method::last: return "last";
+    case Method::markov: return "markov";
+    case Method::periodic: return "periodic";
+  }
+  return "?";
+}
+
+Method configured_method() {
+  static const Method value = [] {
+    const std::string text = conf::checked([] { return predict_param.get(); });
+    if (text == "last") return Method::last;
+    if (text == "markov") return Method::markov;
+    if (text == "periodic") return Method::periodic;
+    return Method::off;
+  }();
+  return value;
+}
+
+std::size_t Stream::HeaderHash::operator()(const Header& h) const noexcept {
+  std::uint64_t x = h.size * 0x9E3779B97F4A7C15ull;
+  x ^= (static_cast<std::uint64_t>(static_cast<std::uint32_t>(h.tag)) << 8 | h.kind) + 0x632BE59BD9B4E019ull +
+       (x << 6) + (x >> 2);
+  return static_cast<std::size_t>(x ^ (x >> 29));
+}
+
+void Stream::observe(const Header& h) {
+  if (method_ == Method::off) return;
+  if (method_ == Method::markov && count_ > 0) {
+    if (chain_.size() >= markov_states) chain_.clear();
+    Successors& s = chain_[last_];
+    int slot = -1;
+    for (int i = 0; i < 2; ++i)
+      if (s.count[i] > 0 && s.next[i] == h) slot = i;
+    if (slot < 0) slot = s.count[0] == 0 ? 0 : s.count[1] == 0 ? 1 : (s.count[0] <= s.count[1] ? 0 : 1);
+    if (s.count[slot] == 0 || !(s.next[slot] == h)) {
+      s.next[slot] = h;
+      s.count[slot] = 0;
+    }
+    ++s.count[slot];
+    s.recent = static_cast<std::uint8_t>(slot);
+  }
+  if (method_ == Method::periodic) {
+    if (history_.empty()) history_.resize(window);
+    // A header against the period found: it stays only while they agree.
+    if (period_ > 0 && !(count_ >= period_ && back(period_) == h)) period_ = 0;
+    history_[count_ % window] = h;
+  }
+  last_ = h;
+  ++count_;
+  period_checked_ = false;
+}
+
+// Whether the last max(p, 8) headers each equal the one p before.
+bool Stream::repeats_with(std::size_t p) const noexcept {
+  const std::size_t span = p < 8 ? 8 : p;
+  if (count_ < span + p || span + p > window) return false;
+  for (std::size_t k = 1; k <= span; ++k)
+    if (!(back(k) == back(k + p))) return false;
+  return true;
+}
+
+std::optional<Header> Stream::predict_markov() const {
+  if (count_ == 0) return std::nullopt;
+  auto it = chain_.find(last_);
+  if (it == chain_.end()) return std::nullopt;
+  const Successors& s = it->second;
+  if (s.count[0] == 0 && s.count[1] == 0) return std::nullopt;
+  int slot = s.count[0] > s.count[1] ? 0 : s.count[1] > s.count[0] ? 1 : s.recent;
+  return s.next[slot];
+}
+
+std::optional<Header> Stream::predict() {
+  switch (method_) {
+    case Method::off: return std::nullopt;
+    case Method::last:
+      if (count_ == 0) return std::nullopt;
+      return last_;
+    case Method::markov: return predict_markov();
+    case Method::periodic:
+      if (period_ == 0 && !period_checked_) {
+        period_checked_ = true;
+        for (std::size_t p = 1; p <= max_period; ++p) {
+          if (repeats_with(p)) {
+            period_ = p;
+            break;
+          }
+        }
+      }
+      if (period_ == 0) return std::nullopt;
+      return back(period_);
+  }
+  return std::nullopt;
+}
+
+}  // namespace gridmpi::request::predict

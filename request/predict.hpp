@@ -1,0 +1,93 @@
+// Receive-message prediction (the receive-message-prediction paper,
+// Iwamoto et al.): while a process waits idle for a message, predict the
+// header of the next message to arrive on each stream it waits on, from the
+// history of earlier arrivals; when the message comes, compare.  A stream
+// is one (context id, source rank) pair: the messages one peer sends on one
+// communicator (point-to-point and collective contexts apart), which MPI
+// delivers in order.
+//
+// The header is predicted as one unit, as in the paper: the tag, the size
+// (packed bytes) and the kind (eager, synchronous, rendezvous), with the tag
+// the receive call names filled in.  The predictors:
+//
+//   last      the stream's previous header (the paper's "last value");
+//   markov    the header that most often followed the previous one (an
+//             order-1 Markov chain over the stream's headers, the paper's
+//             second; the most recent successor on a tie);
+//   periodic  the header one period ago, the period being the shortest P
+//             (up to max_period) over which the stream's last max(P, 8)
+//             headers repeated; no prediction while none is found.  The
+//             collectives and halo exchanges inside an iteration make the
+//             per-stream sequence periodic even where the next header
+//             differs from the last (MG's sizes by grid level).
+//
+// observe() costs O(1) on the message path; predict() may scan the history
+// (the periodic search, O(max_period x window) at worst) and runs in the
+// idle time of a wait.  Socket-free; tests/unit/test_request_predict.cpp.
+#pragma once
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace gridmpi::request::predict {
+
+enum class Method : std::uint8_t { off, last, markov, periodic };
+std::string_view method_name(Method method);
+// The parameter request.predict (GRIDMPI_REQUEST_PREDICT), read once.
+Method configured_method();
+
+struct Header {
+  std::int32_t tag = 0;
+  std::uint64_t size = 0;
+  std::uint8_t kind = 0;  // p2p::frame::Kind
+  bool operator==(const Header&) const = default;
+};
+
+// One stream's history and its predictor.
+class Stream {
+ public:
+  static constexpr std::size_t window = 1024;     // headers kept (periodic)
+  static constexpr std::size_t max_period = 256;  // longest period looked for
+  static constexpr std::size_t markov_states = 4096;  // the chain's table is cleared beyond
+
+  explicit Stream(Method method) : method_(method) {}
+  // The header that arrived next on this stream.
+  void observe(const Header& h);
+  // The next header, or nothing when the history tells nothing yet.
+  std::optional<Header> predict();
+
+  std::uint64_t observed() const noexcept { return count_; }
+  std::size_t period() const noexcept { return period_; }
+
+ private:
+  const Header& back(std::size_t k) const noexcept {  // periodic; k = 1: the last header
+    return history_[(count_ - k) % window];
+  }
+  bool repeats_with(std::size_t p) const noexcept;
+  std::optional<Header> predict_markov() const;
+
+  Method method_;
+  std::uint64_t count_ = 0;
+  Header last_;
+  std::vector<Header> history_;  // periodic: ring of `window` (allocated at the first header)
+  // periodic: the period found (0: none), valid while every header since
+  // agreed with it.
+  std::size_t period_ = 0;
+  bool period_checked_ = false;  // no search since the last header
+  // markov: successors of each header (two per state, with counts).
+  struct Successors {
+    std::array<Header, 2> next{};
+    std::array<std::uint32_t, 2> count{};
+    std::uint8_t recent = 0;  // the slot filled last
+  };
+  struct HeaderHash {
+    std::size_t operator()(const Header& h) const noexcept;
+  };
+  std::unordered_map<Header, Successors, HeaderHash> chain_;
+};
+
+}  // namespace gridmpi::request::predict
