@@ -5,7 +5,8 @@
 // A pvar is a process-wide value the owning layer keeps up to date and
 // core/mpit.cpp reads through `read` (any thread, without the big lock: the
 // owner stores it with relaxed atomics, counters with load + store, no
-// locked instruction on the hot path).  Every pvar is read-only, not
+// locked instruction on the hot path).  Every pvar can be reset but not
+// written (readonly = 0: MPI-3.1 counts a reset as a change), is not
 // continuous (MPI_T_pvar_start/stop delimit what a handle counts), not
 // atomic (no MPI_T_pvar_readreset), bound to no MPI object, one value per
 // handle: a counter (MPI_T_PVAR_CLASS_COUNTER, MPI_UNSIGNED_LONG_LONG) or a
