@@ -124,6 +124,11 @@ Translator::Outgoing Translator::to_packet(int peer, const p2p::Frame& f, std::s
       // cancelled (matched already) still needs its first packet's length.
       if (f.cancelled) first_by_srqid_.erase({peer, f.sender_id});
       break;
+    case frame::Kind::credit:
+      // Receive-message prediction's credit is the engine's own protocol; a
+      // peer with a native rendezvous (this one) is never given one.
+      throw MpiError(MPI_ERR_INTERN,
+                     fmt::format("impi: rank {}: a credit frame for rank {} has no IMPI packet", my_rank_, peer));
   }
   return out;
 }

@@ -21,6 +21,7 @@ std::string kind_name(Kind kind) {
     case Kind::sync_ack: return "sync-ack";
     case Kind::cancel_request: return "cancel-request";
     case Kind::cancel_reply: return "cancel-reply";
+    case Kind::credit: return "credit";
   }
   return fmt::format("kind {}", static_cast<int>(kind));
 }

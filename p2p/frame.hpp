@@ -15,6 +15,15 @@
 //   sync_ack:                + u32 reserved | u64 sender_id                                   (16 bytes)
 //   cancel_request:          + u32 context  | u64 sender_id                                   (16 bytes)
 //   cancel_reply:            + u32 cancelled (0 or 1) | u64 sender_id                         (16 bytes)
+//   credit:                  + u32 context | i32 tag | u32 reserved | u64 bytes              (24 bytes)
+//
+// A credit (receive-message prediction, request/README.md): the receiver
+// predicts that the sender's next message on `context` has `tag` and is
+// long (a rendezvous one) of at most `bytes`, and lets it come eagerly,
+// without the request-to-send and clear-to-send round trip; it then takes it
+// as any eager message (straight into a posted receive, or buffered as
+// unexpected).  The sender uses it for its next message on that context if
+// tag and size agree, and drops it at that message either way.
 //
 // Every message (eager, sync_eager, rts) carries its sender_id, which with
 // the sender's world rank names it for MPI_Cancel of a send: the sender asks
@@ -50,8 +59,9 @@ enum class Kind : std::uint8_t {
   sync_ack = 6,    // a synchronous eager message was matched
   cancel_request = 7,  // the sender cancels an unmatched message (MPI_Cancel of a send)
   cancel_reply = 8,    // whether the message was removed before anything matched it
+  credit = 9,          // the receiver lets the sender's next long message of a context come eagerly
 };
-constexpr Kind last_kind = Kind::cancel_reply;
+constexpr Kind last_kind = Kind::credit;
 
 constexpr std::size_t max_header_size = 32;
 using HeaderBuffer = std::array<std::byte, max_header_size>;
@@ -159,6 +169,14 @@ struct Frame {
     f.cancelled = cancelled;
     return f;
   }
+  static Frame credit(std::uint32_t context, std::int32_t tag, std::uint64_t bytes) {
+    Frame f;
+    f.kind = Kind::credit;
+    f.envelope.context = context;
+    f.envelope.tag = tag;
+    f.size = bytes;
+    return f;
+  }
   bool is_message() const noexcept { return kind == Kind::eager || kind == Kind::sync_eager || kind == Kind::rts; }
   bool operator==(const Frame&) const = default;
 };
@@ -180,7 +198,8 @@ constexpr std::size_t encoded_size(Kind kind) {
     case Kind::sync_eager:
     case Kind::rts:
     case Kind::cts: return 32;
-    case Kind::data: return 24;
+    case Kind::data:
+    case Kind::credit: return 24;
     default: return 16;
   }
 }
@@ -227,6 +246,10 @@ inline std::size_t encode(const Frame& f, std::span<std::byte> out) {
       break;
     case Kind::cancel_reply:
       w.put(static_cast<std::uint32_t>(f.kind)).put(std::uint32_t{f.cancelled ? 1u : 0u}).put(f.sender_id);
+      break;
+    case Kind::credit:
+      w.put(static_cast<std::uint32_t>(f.kind)).put(f.envelope.context).put(f.envelope.tag).put(std::uint32_t{0});
+      w.put(f.size);
       break;
   }
   return w.used();
@@ -299,6 +322,12 @@ inline Frame decode(std::span<const std::byte> in) {
       f.sender_id = r.get<std::uint64_t>();
       break;
     }
+    case Kind::credit:
+      f.envelope.context = r.get<std::uint32_t>();
+      f.envelope.tag = r.get<std::int32_t>();
+      r.get<std::uint32_t>();
+      f.size = r.get<std::uint64_t>();
+      break;
   }
   return f;
 }

@@ -151,6 +151,14 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
     std::size_t send_now_below = 0;
     std::deque<PendingFrame> pending;  // refused with would_block, in order
     bool listed = false;               // in peers_with_pending_
+    // Credits this peer gave us (p2p/frame.hpp, credit): per context, the
+    // tag and bytes our next message on it may have to go eagerly.
+    struct Credit {
+      std::uint32_t context = 0;
+      std::int32_t tag = 0;
+      std::uint64_t bytes = 0;
+    };
+    std::vector<Credit> credits;
   };
   struct MessageSlot {
     std::unique_ptr<UnexpectedMessage> message;
@@ -229,8 +237,13 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
   // its stream (compared with the stream's pending prediction, then
   // recorded); a wait went idle (a prediction for the stream of every posted
   // receive that names its source and has none pending).
-  void observe_arrival(const p2p::Frame& h);
+  void observe_arrival(int world, const frame::Envelope& envelope, std::uint64_t size, frame::Kind kind);
   void predict_posted();
+  // A credit (p2p/frame.hpp) for the sender `world`'s next message on a
+  // stream whose next message is predicted long; whether a send may go
+  // eagerly on one (consumed, and any other credit of its context dropped).
+  void grant_credit(int world, std::uint32_t context, const predict::Header& next);
+  bool use_credit(Peer& p, std::uint32_t context, int tag, std::size_t size);
   PointRequest* match_posted(int world, const p2p::Frame& h);
   p2p::Placement queue_unexpected(int world, const p2p::Frame& h, std::size_t payload_size,
                                   const std::byte* payload);
@@ -298,7 +311,10 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
     explicit PredictedStream(predict::Method m) : stream(m) {}
     predict::Stream stream;
     std::optional<predict::Header> pending;
+    bool credited = false;  // a credit went out since the stream's last message
   };
+  bool credits_ = false;  // request.predict_credits (with prediction on)
+  std::uint64_t credit_limit_ = 0;  // the largest message a credit lets come eagerly
   std::unordered_map<std::uint64_t, PredictedStream> predicted_;
   std::unordered_map<std::uint64_t, PointRequest*> by_id_;
   std::uint64_t next_id_ = 1;

@@ -247,7 +247,7 @@ p2p::Placement EngineImpl::on_frame_begin(int world, const p2p::Frame& h, std::s
     case frame::Kind::rts: {
       stats::bump(stats::messages_received);
       if (predict_method_ != predict::Method::off) [[unlikely]]
-        observe_arrival(h);
+        observe_arrival(world, h.envelope, h.size, kind);
       if (kind != frame::Kind::rts)
         check_eager_size(world, h, payload_size);
       else if (payload_size > h.size)
@@ -315,6 +315,15 @@ p2p::Placement EngineImpl::on_frame_begin(int world, const p2p::Frame& h, std::s
     case frame::Kind::cancel_reply:
       on_cancel_reply(world, h);
       return {};
+    case frame::Kind::credit: {
+      // One per context: a newer one replaces it.
+      auto& credits = peer(world).credits;
+      auto it = std::find_if(credits.begin(), credits.end(),
+                             [&](const Peer::Credit& c) { return c.context == h.envelope.context; });
+      if (it == credits.end()) it = credits.insert(credits.end(), Peer::Credit{});
+      *it = Peer::Credit{h.envelope.context, h.envelope.tag, h.size};
+      return {};
+    }
   }
   return {};
 }
@@ -371,7 +380,7 @@ void EngineImpl::on_frame(int world, const p2p::Frame& h, std::span<const std::b
   if (h.kind != frame::Kind::eager) return FrameSink::on_frame(world, h, payload);
   stats::bump(stats::messages_received);
   if (predict_method_ != predict::Method::off) [[unlikely]]
-    observe_arrival(h);
+    observe_arrival(world, h.envelope, h.size, h.kind);
   check_eager_size(world, h, payload.size());
   if (PointRequest* r = match_posted(world, h)) {
     unpack_into(r, payload, 0);
@@ -421,15 +430,48 @@ std::uint64_t stream_key(std::uint32_t context, int source) {
 
 }  // namespace
 
-void EngineImpl::observe_arrival(const p2p::Frame& h) {
-  auto [it, created] = predicted_.try_emplace(stream_key(h.envelope.context, h.envelope.source), predict_method_);
+void EngineImpl::observe_arrival(int world, const frame::Envelope& envelope, std::uint64_t size, frame::Kind kind) {
+  auto [it, created] = predicted_.try_emplace(stream_key(envelope.context, envelope.source), predict_method_);
   PredictedStream& s = it->second;
-  const predict::Header header{h.envelope.tag, h.size, static_cast<std::uint8_t>(h.kind)};
+  // A long message is a long one however it came (rts, or eager on a credit).
+  if (kind == frame::Kind::eager && size >= peer(world).threshold) kind = frame::Kind::rts;
+  const predict::Header header{envelope.tag, size, static_cast<std::uint8_t>(kind)};
   if (s.pending) {
     stats::bump(*s.pending == header ? stats::predict_hits : stats::predict_misses);
     s.pending.reset();
   }
   s.stream.observe(header);
+  s.credited = false;
+  // The next one, if long: its credit goes now, a whole exchange ahead of it.
+  // (The periodic search runs here too, once per message, only while the
+  // stream's messages are long: a rendezvous message costs far more.)
+  if (credits_) {
+    std::optional<predict::Header> next =
+        kind == frame::Kind::rts ? s.stream.predict() : s.stream.peek();
+    if (next && next->kind == static_cast<std::uint8_t>(frame::Kind::rts)) {
+      s.credited = true;
+      grant_credit(world, envelope.context, *next);
+    }
+  }
+}
+
+void EngineImpl::grant_credit(int world, std::uint32_t context, const predict::Header& next) {
+  if (world == rank_ || next.size > credit_limit_) return;
+  Peer& p = peer(world);
+  if (p.native_rendezvous || p.external32 || p.native_only || next.size < p.threshold ||
+      next.size > p.max_frame_payload)
+    return;
+  send_frame(world, p2p::Frame::credit(context, next.tag, next.size), {}, nullptr);
+  stats::bump(stats::predict_credits);
+}
+
+bool EngineImpl::use_credit(Peer& p, std::uint32_t context, int tag, std::size_t size) {
+  auto it = std::find_if(p.credits.begin(), p.credits.end(), [&](const Peer::Credit& c) { return c.context == context; });
+  if (it == p.credits.end()) return false;
+  const bool usable = it->tag == tag && size <= it->bytes && size <= p.max_frame_payload;
+  p.credits.erase(it);
+  if (usable) stats::bump(stats::predict_credits_used);
+  return usable;
 }
 
 void EngineImpl::predict_posted() {
@@ -440,6 +482,11 @@ void EngineImpl::predict_posted() {
     if (it == predicted_.end() || it->second.pending) return;  // nothing seen yet, or predicted already
     std::optional<predict::Header> next = it->second.stream.predict();
     if (!next) return;
+    if (credits_ && !it->second.credited && r->peer_world >= 0 &&
+        next->kind == static_cast<std::uint8_t>(frame::Kind::rts)) {
+      it->second.credited = true;
+      grant_credit(r->peer_world, r->context, *next);
+    }
     // The fields the receive names are taken as given (the paper's rule).
     if (r->tag != MPI_ANY_TAG) next->tag = r->tag;
     it->second.pending = next;

@@ -103,6 +103,10 @@ void EngineImpl::start_send(PointRequest* s) {
   const std::size_t size = s->wire_data.size();
   // A payload above the transport's frame limit cannot travel as one eager frame.
   bool eager = size < p.threshold && size <= p.max_frame_payload;
+  // A long message the receiver predicted and gave a credit for goes eagerly
+  // (p2p/frame.hpp, credit); the credit of its context is used up either way.
+  if (!p.credits.empty() && !eager && use_credit(p, s->context, s->tag, size))
+    eager = true;
   p2p::Frame h;
   h.envelope = {s->context, s->my_comm_rank, s->tag};
   h.size = size;

@@ -1,6 +1,8 @@
 // Receive-message prediction: the predictors (request/predict.hpp).
 #include "request/predict.hpp"
 
+#include <algorithm>
+
 #include "conf/checked.hpp"
 #include "conf/registry.hpp"
 
@@ -16,7 +18,29 @@ const conf::ChoiceParam predict_param{
     "header one period ago, when the stream's recent headers repeat",
     conf::Level::tuner};
 
+const conf::Param<bool> credits_param{
+    "request.predict_credits", true, "",
+    "with request.predict on: when a stream's next message is predicted long (above the rendezvous switch "
+    "point), its receiver lets the sender send it eagerly (a credit), saving the request-to-send and "
+    "clear-to-send round trip; it is then received as any eager message",
+    conf::Level::tuner};
+const conf::Param<std::int64_t> credit_limit_param{
+    "request.predict_credit_limit", 16 << 20, "bytes",
+    "the largest message a credit (request.predict_credits) lets come eagerly: what the receiver may have to "
+    "buffer when its receive is not posted yet",
+    conf::Level::tuner};
+
 }  // namespace
+
+bool credits_enabled() {
+  static const bool value = conf::checked(credits_param);
+  return value;
+}
+
+std::uint64_t credit_limit() {
+  static const std::uint64_t value = static_cast<std::uint64_t>(std::max<std::int64_t>(0, conf::checked(credit_limit_param)));
+  return value;
+}
 
 std::string_view method_name(Method method) {
   switch (method) {
@@ -90,6 +114,20 @@ std::optional<Header> Stream::predict_markov() const {
   if (s.count[0] == 0 && s.count[1] == 0) return std::nullopt;
   int slot = s.count[0] > s.count[1] ? 0 : s.count[1] > s.count[0] ? 1 : s.recent;
   return s.next[slot];
+}
+
+std::optional<Header> Stream::peek() const {
+  switch (method_) {
+    case Method::off: return std::nullopt;
+    case Method::last:
+      if (count_ == 0) return std::nullopt;
+      return last_;
+    case Method::markov: return predict_markov();
+    case Method::periodic:
+      if (period_ == 0) return std::nullopt;
+      return back(period_);
+  }
+  return std::nullopt;
 }
 
 std::optional<Header> Stream::predict() {

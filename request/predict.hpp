@@ -39,6 +39,11 @@ enum class Method : std::uint8_t { off, last, markov, periodic };
 std::string_view method_name(Method method);
 // The parameter request.predict (GRIDMPI_REQUEST_PREDICT), read once.
 Method configured_method();
+// request.predict_credits: with prediction on, whether a stream whose next
+// message is predicted long gives its sender a credit (p2p/frame.hpp) to
+// send it eagerly; request.predict_credit_limit, the largest such message.
+bool credits_enabled();
+std::uint64_t credit_limit();
 
 struct Header {
   std::int32_t tag = 0;
@@ -59,6 +64,9 @@ class Stream {
   void observe(const Header& h);
   // The next header, or nothing when the history tells nothing yet.
   std::optional<Header> predict();
+  // The same without the periodic search (a period found stays in use): the
+  // message path's prediction.
+  std::optional<Header> peek() const;
 
   std::uint64_t observed() const noexcept { return count_; }
   std::size_t period() const noexcept { return period_; }

@@ -27,6 +27,11 @@ GRIDMPI_COUNTER_PVAR(predict_hits, "request.predict.hits",
                      "predictions that the next message on their stream (communicator, source) matched");
 GRIDMPI_COUNTER_PVAR(predict_misses, "request.predict.misses",
                      "predictions that the next message on their stream did not match");
+GRIDMPI_COUNTER_PVAR(predict_credits, "request.predict.credits",
+                     "credits given: a sender's next message predicted long may come eagerly");
+GRIDMPI_COUNTER_PVAR(predict_credits_used, "request.predict.credits_used",
+                     "long messages sent eagerly on a credit (a request-to-send and clear-to-send round trip "
+                     "saved each)");
 #undef GRIDMPI_COUNTER_PVAR
 
 }  // namespace

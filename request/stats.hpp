@@ -20,6 +20,11 @@ inline std::atomic<std::uint64_t> predict_predictions{0};
 inline std::atomic<std::uint64_t> predict_hits{0};
 inline std::atomic<std::uint64_t> predict_misses{0};
 
+// Credits (p2p/frame.hpp) this process gave, and long messages it sent
+// eagerly on one (request.predict.credits, request.predict.credits_used).
+inline std::atomic<std::uint64_t> predict_credits{0};
+inline std::atomic<std::uint64_t> predict_credits_used{0};
+
 inline void bump(std::atomic<std::uint64_t>& counter, std::uint64_t by = 1) noexcept {
   counter.store(counter.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
 }

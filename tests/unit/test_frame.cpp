@@ -62,6 +62,22 @@ TEST_CASE("cancel request and reply frames round-trip", "[wire]") {
   CHECK(kind_name(peek_kind(b)) == "cancel-request");
 }
 
+TEST_CASE("credit frames round-trip, laid out as documented", "[wire]") {
+  Frame credit = Frame::credit(0xfedcba98u, -7, 1ull << 35);
+  CHECK(round_trip(credit, 24) == credit);
+  HeaderBuffer b{};
+  encode(Frame::credit(3, 5, 0x0102), b);
+  CHECK(peek_kind(b) == Kind::credit);
+  CHECK(b[0] == std::byte{9});
+  CHECK(b[4] == std::byte{3});    // context
+  CHECK(b[8] == std::byte{5});    // tag
+  CHECK(b[12] == std::byte{0});   // reserved
+  CHECK(b[16] == std::byte{2});   // bytes, little-endian
+  CHECK(b[17] == std::byte{1});
+  CHECK(kind_name(Kind::credit) == "credit");
+  CHECK_THROWS_WITH(decode(std::span<const std::byte>(b.data(), 20)), Catch::Contains("credit header of 20 bytes"));
+}
+
 TEST_CASE("header bytes are little-endian whatever the host", "[wire]") {
   Frame h = Frame::message(Kind::rts, {0x11223344u, 1, 2}, 0x0a0b, 0);
   h.flags = flag_native_basic;
