@@ -30,10 +30,16 @@ static int is_double[MAX_PVARS];
 static void start(void) {
     int provided, num = 0;
     if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) return;
-    if (MPI_T_pvar_get_num(&num) != MPI_SUCCESS || num == 0) return;
-    if (MPI_T_pvar_session_create(&session) != MPI_SUCCESS) return;
+    if (MPI_T_pvar_get_num(&num) != MPI_SUCCESS || num == 0 ||
+        MPI_T_pvar_session_create(&session) != MPI_SUCCESS) {
+        session = MPI_T_PVAR_SESSION_NULL;
+        MPI_T_finalize();
+        return;
+    }
     const char *prefix = getenv("PVAR_REPORT_PREFIX");
     if (prefix == NULL) prefix = "";
+    if (num > MAX_PVARS)
+        fprintf(stderr, "pvar_report: %d pvars, the first %d of the prefix are read\n", num, MAX_PVARS);
     for (int i = 0; i < num && count < MAX_PVARS; ++i) {
         char name[128], desc[512];
         int name_len = sizeof name, desc_len = sizeof desc, verbosity, var_class, bind, readonly, continuous, atomic;
@@ -59,24 +65,29 @@ static void start(void) {
 }
 
 static void report(void) {
-    if (session == MPI_T_PVAR_SESSION_NULL) return;
+    /* Every rank takes part in the reductions, with or without pvars. */
     double values[MAX_PVARS], sums[MAX_PVARS];
+    int lists[2] = {count, -count}, agree[2];
     for (int i = 0; i < count; ++i) {
-        values[i] = 0;
+        values[i] = -1; /* a read that fails shows as negative */
         if (is_double[i]) {
             MPI_T_pvar_read(session, handles[i], &values[i]);
         } else {
             unsigned long long v = 0;
-            MPI_T_pvar_read(session, handles[i], &v);
-            values[i] = (double)v;
+            if (MPI_T_pvar_read(session, handles[i], &v) == MPI_SUCCESS) values[i] = (double)v;
         }
     }
     int rank, size;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &size);
-    /* Every rank has the same list (one library): sum them. */
-    PMPI_Reduce(values, sums, count, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (rank == 0) {
+    /* The same list on every rank (one library): sum them; else say so. */
+    PMPI_Allreduce(lists, agree, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (agree[0] != -agree[1]) {
+        if (rank == 0) printf("PVARS np=%d: the ranks hold different pvar lists; nothing summed\n", size);
+    } else if (count > 0) {
+        PMPI_Reduce(values, sums, count, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    }
+    if (rank == 0 && agree[0] == -agree[1] && count > 0) {
         printf("PVARS np=%d", size);
         for (int i = 0; i < count; ++i) {
             if (is_double[i])
@@ -87,8 +98,10 @@ static void report(void) {
         printf("\n");
         fflush(stdout);
     }
-    MPI_T_pvar_session_free(&session);
-    MPI_T_finalize();
+    if (session != MPI_T_PVAR_SESSION_NULL) {
+        MPI_T_pvar_session_free(&session);
+        MPI_T_finalize();
+    }
 }
 
 int MPI_Init(int *argc, char ***argv) {

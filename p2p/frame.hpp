@@ -10,7 +10,7 @@
 //
 //   (eager, sync_eager, rts: u8 kind | u8 flags | u16 basic, see flag_external32)
 //   eager, sync_eager, rts:  + u32 context | i32 source | i32 tag | u64 size | u64 sender_id   (32 bytes)
-//   cts:                     + u32 reserved | u64 sender_id | u64 receiver_id | u64 accepted  (32 bytes)
+//   cts:                     + u32 waited_us | u64 sender_id | u64 receiver_id | u64 accepted (32 bytes)
 //   data:                    + u32 reserved | u64 receiver_id | u64 offset                    (24 bytes)
 //   sync_ack:                + u32 reserved | u64 sender_id                                   (16 bytes)
 //   cancel_request:          + u32 context  | u64 sender_id                                   (16 bytes)
@@ -97,6 +97,10 @@ struct Envelope {
 constexpr std::uint8_t flag_external32 = 1;
 constexpr std::uint8_t flag_native_basic = 2;
 constexpr std::uint8_t flag_external64 = 4;
+// flag_credited: a long message sent eagerly on its receiver's credit (kind
+// credit below); the receiver counts such messages while they wait
+// unmatched, to bound what its credits make it buffer.
+constexpr std::uint8_t flag_credited = 8;
 
 // CancelRequest's context of a transport whose cancel does not name the
 // context (IMPI): the newest matching message of any context is dropped.
@@ -124,6 +128,9 @@ struct Frame {
   std::uint64_t receiver_id = 0;  // names the receive (cts, data)
   std::uint64_t accepted = 0;   // cts: bytes the receiver takes (less than size when truncating)
   std::uint64_t offset = 0;     // data: where the fragment goes in the message
+  // cts: how long the rts waited at the receiver for its receive, in
+  // microseconds (saturating; the sender subtracts it to get the round trip).
+  std::uint32_t waited_us = 0;
   bool cancelled = false;       // cancel_reply: the message is gone and will never be received
 
   static Frame message(Kind kind, Envelope envelope, std::uint64_t size, std::uint64_t sender_id) {
@@ -232,7 +239,7 @@ inline std::size_t encode(const Frame& f, std::span<std::byte> out) {
       w.put(f.envelope.context).put(f.envelope.source).put(f.envelope.tag).put(f.size).put(f.sender_id);
       break;
     case Kind::cts:
-      w.put(static_cast<std::uint32_t>(f.kind)).put(std::uint32_t{0});
+      w.put(static_cast<std::uint32_t>(f.kind)).put(f.waited_us);
       w.put(f.sender_id).put(f.receiver_id).put(f.accepted);
       break;
     case Kind::data:
@@ -296,7 +303,7 @@ inline Frame decode(std::span<const std::byte> in) {
       f.sender_id = r.get<std::uint64_t>();
       break;
     case Kind::cts:
-      r.get<std::uint32_t>();
+      f.waited_us = r.get<std::uint32_t>();
       f.sender_id = r.get<std::uint64_t>();
       f.receiver_id = r.get<std::uint64_t>();
       f.accepted = r.get<std::uint64_t>();

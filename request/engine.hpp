@@ -159,6 +159,9 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
       std::uint64_t bytes = 0;
     };
     std::vector<Credit> credits;
+    // With credits on: the least time from rts to cts of our rendezvous
+    // sends to this peer (seconds), the round trip a credit saves.
+    double handshake = 0;
   };
   struct MessageSlot {
     std::unique_ptr<UnexpectedMessage> message;
@@ -250,7 +253,7 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
   std::size_t native_to_external32_in_place(PointRequest* r, std::size_t bytes);
   void pack_for_peer(PointRequest* s, std::byte* out);
   void accept_rendezvous(PointRequest* r, int sender_world, std::uint64_t sender_id, std::uint64_t size,
-                         std::size_t prefix);
+                         std::size_t prefix, double waited = 0);
   void send_sync_ack(int peer, std::uint64_t sender_id);
   void unpack_into(PointRequest* r, std::span<const std::byte> bytes, std::size_t offset);
   std::byte* recv_base(PointRequest* r) const;
@@ -314,6 +317,12 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
     bool credited = false;  // a credit went out since the stream's last message
   };
   bool credits_ = false;  // request.predict_credits (with prediction on)
+  // Bytes of messages sent on our credits that wait unmatched (buffered):
+  // no credit is given while they and it would exceed credit_limit_.
+  std::uint64_t credited_unexpected_ = 0;
+  void unexpected_taken(const UnexpectedMessage& m) noexcept {
+    if (m.flags & frame::flag_credited) credited_unexpected_ -= std::min<std::uint64_t>(credited_unexpected_, m.size);
+  }
   std::uint64_t credit_limit_ = 0;  // the largest message a credit lets come eagerly
   std::unordered_map<std::uint64_t, PredictedStream> predicted_;
   std::unordered_map<std::uint64_t, PointRequest*> by_id_;

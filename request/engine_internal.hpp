@@ -13,6 +13,11 @@
 
 namespace gridmpi::request::engine_detail {
 
+// Seconds on the steady clock (prediction's handshake timing).
+inline double steady_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
 // Poll mode.  While sleeping, wake up this often anyway: a generalized
 // request may be completed by another thread, which no transport event
 // announces (under MPI_THREAD_MULTIPLE that thread's waker is faster).

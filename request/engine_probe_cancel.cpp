@@ -72,6 +72,7 @@ bool EngineImpl::improbe(int source, int tag, core::Comm& comm, std::uint32_t co
   if (!probe(source, tag, comm, context, blocking, status)) return false;
   auto slot = std::make_unique<MessageSlot>();
   slot->message = queues_.take_unexpected(context, source, tag);
+  if (slot->message) unexpected_taken(*slot->message);
   slot->comm = comm.handle;
   *message = messages_.add(std::move(slot));
   return true;
@@ -150,7 +151,9 @@ void EngineImpl::await_cancel(Request* request) {
 void EngineImpl::on_cancel_request(int world, const p2p::Frame& h) {
   // Dropping an rts or sync_eager message needs no answer of its own: the
   // sender stops waiting for cts / sync_ack when it reads the reply.
-  bool removed = queues_.take_unexpected_by_sender(h.envelope.context, world, h.sender_id) != nullptr;
+  auto message = queues_.take_unexpected_by_sender(h.envelope.context, world, h.sender_id);
+  if (message) unexpected_taken(*message);
+  const bool removed = message != nullptr;
   send_frame(world, p2p::Frame::cancel_reply(h.sender_id, removed), {}, nullptr);
 }
 

@@ -87,6 +87,7 @@ Request* EngineImpl::recv_init(void* buf, int count, MPI_Datatype type, int sour
 
 void EngineImpl::start_recv(PointRequest* r) {
   if (auto m = queues_.take_unexpected(r->context, r->peer, r->tag)) {
+    unexpected_taken(*m);
     attach_message(r, std::move(m));
   } else {
     queues_.post(r);
@@ -200,7 +201,8 @@ void EngineImpl::attach_message_to(PointRequest* r, std::unique_ptr<UnexpectedMe
   prepare_receive(r, m->peer_world, m->flags);
   if ((m->flags & frame::flag_native_basic) && r->datatype == MPI_PACKED) r->native_basic = m->basic;
   if (m->kind == frame::Kind::rts) {
-    accept_rendezvous(r, m->peer_world, m->sender_id, m->size, m->data.size());
+    accept_rendezvous(r, m->peer_world, m->sender_id, m->size, m->data.size(),
+                      m->arrived_at > 0 ? steady_seconds() - m->arrived_at : 0);
     if (m->data.size() == 0) return;
     // The rts carried the message's first bytes (Capabilities::rts_prefix).
     if (!m->data_complete) {
@@ -224,7 +226,7 @@ void EngineImpl::attach_message_to(PointRequest* r, std::unique_ptr<UnexpectedMe
 }
 
 void EngineImpl::accept_rendezvous(PointRequest* r, int sender_world, std::uint64_t sender_id, std::uint64_t size,
-                                   std::size_t prefix) {
+                                   std::size_t prefix, double waited) {
   r->peer_world = sender_world;
   r->message_size = size;
   // A transport's native rendezvous (IMPI's) sends the whole message
@@ -235,7 +237,9 @@ void EngineImpl::accept_rendezvous(PointRequest* r, int sender_world, std::uint6
                     : std::max<std::size_t>(std::min<std::size_t>(size, r->capacity), prefix);
   r->received = 0;
   if (r->expected > 0) register_id(r);
-  send_frame(sender_world, p2p::Frame::cts(sender_id, r->expected > 0 ? r->id : 0, r->expected), {}, nullptr);
+  p2p::Frame cts = p2p::Frame::cts(sender_id, r->expected > 0 ? r->id : 0, r->expected);
+  cts.waited_us = static_cast<std::uint32_t>(std::clamp(waited * 1e6, 0.0, 4294967295.0));
+  send_frame(sender_world, cts, {}, nullptr);
   if (r->expected == 0) complete_recv(r);
 }
 
@@ -246,16 +250,20 @@ p2p::Placement EngineImpl::on_frame_begin(int world, const p2p::Frame& h, std::s
     case frame::Kind::sync_eager:
     case frame::Kind::rts: {
       stats::bump(stats::messages_received);
-      if (predict_method_ != predict::Method::off) [[unlikely]]
-        observe_arrival(world, h.envelope, h.size, kind);
       if (kind != frame::Kind::rts)
         check_eager_size(world, h, payload_size);
       else if (payload_size > h.size)
         throw MpiError(MPI_ERR_INTERN, fmt::format("rank {}: rts from rank {} announces {} bytes, carries {}", rank_,
                                                    world, h.size, payload_size));
-      if (PointRequest* r = match_posted(world, h)) {
+      PointRequest* r = match_posted(world, h);
+      // (A matched rts's after its cts, which is the more urgent.)
+      if (predict_method_ != predict::Method::off && !(r && kind == frame::Kind::rts)) [[unlikely]]
+        observe_arrival(world, h.envelope, h.size, kind);
+      if (r) {
         if (kind == frame::Kind::rts) {
           accept_rendezvous(r, world, h.sender_id, h.size, payload_size);
+          if (predict_method_ != predict::Method::off) [[unlikely]]
+            observe_arrival(world, h.envelope, h.size, kind);
           if (payload_size == 0) return {};
           // The message's first bytes ride on the rts (Capabilities::rts_prefix).
           r->fragment_offset = 0;
@@ -282,6 +290,14 @@ p2p::Placement EngineImpl::on_frame_begin(int world, const p2p::Frame& h, std::s
       PointRequest* s = by_id(h.sender_id, kind, world);
       unregister_id(s);
       s->awaiting_cts = false;
+      if (s->rts_sent_at > 0) [[unlikely]] {
+        Peer& p = peer(world);
+        // The round trip: the time to the cts less what the rts waited there
+        // for its receive (the program's, not the protocol's); the least seen.
+        const double trip = std::max(0.0, steady_seconds() - s->rts_sent_at - h.waited_us * 1e-6);
+        if (p.handshake == 0 || trip < p.handshake) p.handshake = trip;
+        s->rts_sent_at = 0;
+      }
       for (std::size_t offset = s->rts_prefix; offset < h.accepted;) {
         std::size_t n = std::min<std::size_t>(peer(world).max_fragment, h.accepted - offset);
         send_frame(world, p2p::Frame::data(h.receiver_id, offset), s->wire_data.subspan(offset, n), s);
@@ -357,6 +373,8 @@ p2p::Placement EngineImpl::queue_unexpected(int world, const p2p::Frame& h, std:
   m->peer_world = world;
   m->flags = h.flags;
   m->basic = h.basic;
+  if (h.kind == frame::Kind::rts) m->arrived_at = steady_seconds();
+  if (h.flags & frame::flag_credited) credited_unexpected_ += h.size;
   p2p::Placement placement;
   if (payload_size > 0) {  // eager data, or an rts's first fragment
     m->data.resize(payload_size);
@@ -379,10 +397,11 @@ p2p::Placement EngineImpl::queue_unexpected(int world, const p2p::Frame& h, std:
 void EngineImpl::on_frame(int world, const p2p::Frame& h, std::span<const std::byte> payload) {
   if (h.kind != frame::Kind::eager) return FrameSink::on_frame(world, h, payload);
   stats::bump(stats::messages_received);
+  check_eager_size(world, h, payload.size());
+  PointRequest* r = match_posted(world, h);
   if (predict_method_ != predict::Method::off) [[unlikely]]
     observe_arrival(world, h.envelope, h.size, h.kind);
-  check_eager_size(world, h, payload.size());
-  if (PointRequest* r = match_posted(world, h)) {
+  if (r) {
     unpack_into(r, payload, 0);
     return complete_recv(r);
   }
@@ -433,8 +452,9 @@ std::uint64_t stream_key(std::uint32_t context, int source) {
 void EngineImpl::observe_arrival(int world, const frame::Envelope& envelope, std::uint64_t size, frame::Kind kind) {
   auto [it, created] = predicted_.try_emplace(stream_key(envelope.context, envelope.source), predict_method_);
   PredictedStream& s = it->second;
-  // A long message is a long one however it came (rts, or eager on a credit).
-  if (kind == frame::Kind::eager && size >= peer(world).threshold) kind = frame::Kind::rts;
+  // A long message is a long one however it came (rts, or eager or
+  // synchronous eager on a credit).
+  if (kind != frame::Kind::rts && size >= peer(world).threshold) kind = frame::Kind::rts;
   const predict::Header header{envelope.tag, size, static_cast<std::uint8_t>(kind)};
   if (s.pending) {
     stats::bump(*s.pending == header ? stats::predict_hits : stats::predict_misses);
@@ -442,9 +462,9 @@ void EngineImpl::observe_arrival(int world, const frame::Envelope& envelope, std
   }
   s.stream.observe(header);
   s.credited = false;
-  // The next one, if long: its credit goes now, a whole exchange ahead of it.
-  // (The periodic search runs here too, once per message, only while the
-  // stream's messages are long: a rendezvous message costs far more.)
+  // The next one, if long: its credit goes now, a whole exchange ahead of it
+  // (the periodic search runs here too, once per message, only while the
+  // stream's messages are long: a rendezvous message costs far more).
   if (credits_) {
     std::optional<predict::Header> next =
         kind == frame::Kind::rts ? s.stream.predict() : s.stream.peek();
@@ -456,7 +476,9 @@ void EngineImpl::observe_arrival(int world, const frame::Envelope& envelope, std
 }
 
 void EngineImpl::grant_credit(int world, std::uint32_t context, const predict::Header& next) {
-  if (world == rank_ || next.size > credit_limit_) return;
+  // A receiver behind its sender buffers credited messages: no more
+  // credits while those waiting unmatched and this one would pass the limit.
+  if (world == rank_ || shut_down_ || credited_unexpected_ + next.size > credit_limit_) return;
   Peer& p = peer(world);
   if (p.native_rendezvous || p.external32 || p.native_only || next.size < p.threshold ||
       next.size > p.max_frame_payload)
@@ -483,7 +505,7 @@ void EngineImpl::predict_posted() {
     std::optional<predict::Header> next = it->second.stream.predict();
     if (!next) return;
     if (credits_ && !it->second.credited && r->peer_world >= 0 &&
-        next->kind == static_cast<std::uint8_t>(frame::Kind::rts)) {
+        next->kind == static_cast<std::uint8_t>(frame::Kind::rts) && (r->tag == MPI_ANY_TAG || r->tag == next->tag)) {
       it->second.credited = true;
       grant_credit(r->peer_world, r->context, *next);
     }

@@ -24,6 +24,7 @@
 #include "request/comm_wait.hpp"
 #include "request/progress_mode.hpp"
 #include "request/engine_internal.hpp"
+#include "request/stats.hpp"
 
 namespace gridmpi::request {
 
@@ -105,8 +106,11 @@ void EngineImpl::start_send(PointRequest* s) {
   bool eager = size < p.threshold && size <= p.max_frame_payload;
   // A long message the receiver predicted and gave a credit for goes eagerly
   // (p2p/frame.hpp, credit); the credit of its context is used up either way.
-  if (!p.credits.empty() && !eager && use_credit(p, s->context, s->tag, size))
-    eager = true;
+  bool credited = false;
+  if (!eager && !p.credits.empty() && use_credit(p, s->context, s->tag, size)) {
+    eager = credited = true;
+    stats::add_seconds(stats::predict_time_saved, p.handshake);
+  }
   p2p::Frame h;
   h.envelope = {s->context, s->my_comm_rank, s->tag};
   h.size = size;
@@ -118,6 +122,7 @@ void EngineImpl::start_send(PointRequest* s) {
     h.flags |= frame::flag_native_basic;
     h.basic = s->native_basic;
   }
+  if (credited) h.flags |= frame::flag_credited;
   h.sender_id = s->id;  // names the message for MPI_Cancel (and for the answers below)
   s->message_id = s->id;
   if (eager) {
@@ -133,6 +138,7 @@ void EngineImpl::start_send(PointRequest* s) {
     h.kind = frame::Kind::rts;
     h.sender_id = s->id;
     s->awaiting_cts = true;
+    if (credits_) s->rts_sent_at = steady_seconds();
     register_id(s);
   }
   std::span<const std::byte> payload;

@@ -74,17 +74,30 @@ void Stream::observe(const Header& h) {
   if (method_ == Method::off) return;
   if (method_ == Method::markov && count_ > 0) {
     if (chain_.size() >= markov_states) chain_.clear();
+    // Two successors per header with saturating counts: the one seen comes
+    // up, a newcomer wears both down and takes the place of one worn out,
+    // so a changed pattern wins within markov_cap observations.
     Successors& s = chain_[last_];
     int slot = -1;
     for (int i = 0; i < 2; ++i)
       if (s.count[i] > 0 && s.next[i] == h) slot = i;
-    if (slot < 0) slot = s.count[0] == 0 ? 0 : s.count[1] == 0 ? 1 : (s.count[0] <= s.count[1] ? 0 : 1);
-    if (s.count[slot] == 0 || !(s.next[slot] == h)) {
-      s.next[slot] = h;
-      s.count[slot] = 0;
+    if (slot < 0) {
+      for (int i = 0; i < 2 && slot < 0; ++i)
+        if (s.count[i] == 0) slot = i;
+      if (slot < 0) {
+        for (int i = 0; i < 2; ++i) --s.count[i];
+        for (int i = 0; i < 2 && slot < 0; ++i)
+          if (s.count[i] == 0) slot = i;
+      }
+      if (slot >= 0) {
+        s.next[slot] = h;
+        s.count[slot] = 0;
+      }
     }
-    ++s.count[slot];
-    s.recent = static_cast<std::uint8_t>(slot);
+    if (slot >= 0) {
+      if (s.count[slot] < markov_cap) ++s.count[slot];
+      s.recent = static_cast<std::uint8_t>(slot);
+    }
   }
   if (method_ == Method::periodic) {
     if (history_.empty()) history_.resize(window);

@@ -13,7 +13,9 @@
 //   last      the stream's previous header (the paper's "last value");
 //   markov    the header that most often followed the previous one (an
 //             order-1 Markov chain over the stream's headers, the paper's
-//             second; the most recent successor on a tie);
+//             second: two successors per header with counts saturating at
+//             markov_cap, so that a changed pattern takes over; the most
+//             recent on a tie);
 //   periodic  the header one period ago, the period being the shortest P
 //             (up to max_period) over which the stream's last max(P, 8)
 //             headers repeated; no prediction while none is found.  The
@@ -58,6 +60,7 @@ class Stream {
   static constexpr std::size_t window = 1024;     // headers kept (periodic)
   static constexpr std::size_t max_period = 256;  // longest period looked for
   static constexpr std::size_t markov_states = 4096;  // the chain's table is cleared beyond
+  static constexpr std::uint32_t markov_cap = 8;       // a successor's count saturates here
 
   explicit Stream(Method method) : method_(method) {}
   // The header that arrived next on this stream.

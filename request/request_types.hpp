@@ -59,6 +59,7 @@ struct UnexpectedMessage {
   bool data_complete = false;     // all of `data` has arrived
   PointRequest* claimed_by = nullptr;  // a receive matched it before the data was complete
   std::uint64_t arrival = 0;      // arrival order (set by MatchQueues::add_unexpected)
+  double arrived_at = 0;          // an rts: when (steady clock, seconds), for the cts's waited_us
   std::uint8_t flags = 0;         // p2p::Frame::flags
   std::uint16_t basic = 0;        // p2p::Frame::basic
 
@@ -97,6 +98,9 @@ struct PointRequest : Request {
   bool awaiting_cts = false;
   bool awaiting_ack = false;
   std::size_t rts_prefix = 0;            // bytes sent with the rts (Capabilities::rts_prefix)
+  // When the rts left (steady clock, seconds), with prediction's credits on:
+  // the cts's round trip is what a credit saves (Peer::handshake).
+  double rts_sent_at = 0;
   bool internal = false;                 // created by the engine (buffered copy); released at completion
   core::Comm* held_comm = nullptr;       // core::comm_hold'ed (released by release(); lives until then)
   std::optional<std::size_t> bsend_block;  // offset of its block in the attached buffer

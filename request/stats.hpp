@@ -25,6 +25,15 @@ inline std::atomic<std::uint64_t> predict_misses{0};
 inline std::atomic<std::uint64_t> predict_credits{0};
 inline std::atomic<std::uint64_t> predict_credits_used{0};
 
+// The rendezvous handshakes credits saved: for each long message sent on a
+// credit, the least rts-to-cts time of its peer (seconds;
+// request.predict.time_saved).
+inline std::atomic<double> predict_time_saved{0};
+
+inline void add_seconds(std::atomic<double>& timer, double seconds) noexcept {
+  timer.store(timer.load(std::memory_order_relaxed) + seconds, std::memory_order_relaxed);
+}
+
 inline void bump(std::atomic<std::uint64_t>& counter, std::uint64_t by = 1) noexcept {
   counter.store(counter.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
 }

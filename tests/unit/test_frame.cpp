@@ -33,6 +33,8 @@ TEST_CASE("message frames round-trip for eager, sync-eager and rts", "[wire]") {
 TEST_CASE("cts, data and sync-ack frames round-trip", "[wire]") {
   Frame cts = Frame::cts(11, 22, 1ull << 40);
   CHECK(round_trip(cts, 32) == cts);
+  cts.waited_us = 0xfedcba98u;  // how long the rts waited for its receive
+  CHECK(round_trip(cts, 32).waited_us == 0xfedcba98u);
   Frame data = Frame::data(0xabcdef, 1ull << 33);
   CHECK(round_trip(data, 24) == data);
   Frame ack = Frame::sync_ack(77);

@@ -43,9 +43,14 @@ Frame test_header(bool impi, unsigned marker, std::size_t payload, frame::Kind k
   if (impi) return Frame::message(frame::Kind::eager, {9, 0, static_cast<std::int32_t>(marker)}, payload, 0);
   const std::uint64_t big = 0x0102030405060708ull * (marker + 1);
   switch (kind) {
-    case frame::Kind::cts: return Frame::cts(marker, big, big >> 8);
     case frame::Kind::data: return Frame::data(marker, big);
     case frame::Kind::cancel_reply: return Frame::cancel_reply(marker, marker % 2 == 1);
+    case frame::Kind::credit: return Frame::credit(0x80000000u + marker, -static_cast<std::int32_t>(marker), big);
+    case frame::Kind::cts: {
+      Frame f = Frame::cts(marker, big, big >> 8);
+      f.waited_us = marker * 1000u + 7u;
+      return f;
+    }
     default: {
       Frame f = Frame::message(kind, {0x80000000u + marker, -static_cast<std::int32_t>(marker) - 1,
                                       static_cast<std::int32_t>(marker)},
@@ -253,11 +258,12 @@ TEST_CASE("transport conformance", "[transport]") {
   SECTION("every kind of frame arrives intact") {
     if (s.impi) return;  // IMPI's kinds follow its protocol: test_impi_translate.cpp
     const frame::Kind kinds[] = {frame::Kind::eager, frame::Kind::sync_eager, frame::Kind::rts,
-                                 frame::Kind::cts, frame::Kind::data, frame::Kind::cancel_reply};
+                                 frame::Kind::cts,   frame::Kind::data,       frame::Kind::cancel_reply,
+                                 frame::Kind::credit};
     std::vector<Frame> sent;
-    for (unsigned i = 0; i < 12; ++i) {
+    for (unsigned i = 0; i < 14; ++i) {
       auto p = bytes(i % 3 == 0 ? 0 : 40 + i, i);
-      sent.push_back(test_header(false, i, p.size(), kinds[i % 6]));
+      sent.push_back(test_header(false, i, p.size(), kinds[i % 7]));
       s.send(sent.back(), p, 0);
     }
     s.pump_until([&] { return s.rx_sink().frames.size() == sent.size(); });
