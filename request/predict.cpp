@@ -26,8 +26,9 @@ const conf::Param<bool> credits_param{
     conf::Level::tuner};
 const conf::Param<std::int64_t> credit_limit_param{
     "request.predict_credit_limit", 16 << 20, "bytes",
-    "the largest message a credit (request.predict_credits) lets come eagerly: what the receiver may have to "
-    "buffer when its receive is not posted yet",
+    "what credits (request.predict_credits) may make a receiver buffer: no credit is given while the messages "
+    "sent on credits that wait unmatched and the next one would pass this many bytes (so no credited message is "
+    "larger)",
     conf::Level::tuner};
 
 }  // namespace
