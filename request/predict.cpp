@@ -145,26 +145,16 @@ std::optional<Header> Stream::peek() const {
 }
 
 std::optional<Header> Stream::predict() {
-  switch (method_) {
-    case Method::off: return std::nullopt;
-    case Method::last:
-      if (count_ == 0) return std::nullopt;
-      return last_;
-    case Method::markov: return predict_markov();
-    case Method::periodic:
-      if (period_ == 0 && !period_checked_) {
-        period_checked_ = true;
-        for (std::size_t p = 1; p <= max_period; ++p) {
-          if (repeats_with(p)) {
-            period_ = p;
-            break;
-          }
-        }
+  if (method_ == Method::periodic && period_ == 0 && !period_checked_) {
+    period_checked_ = true;
+    for (std::size_t p = 1; p <= max_period; ++p) {
+      if (repeats_with(p)) {
+        period_ = p;
+        break;
       }
-      if (period_ == 0) return std::nullopt;
-      return back(period_);
+    }
   }
-  return std::nullopt;
+  return peek();
 }
 
 }  // namespace gridmpi::request::predict
