@@ -43,6 +43,14 @@ static int has_credits_pvar(void)
     return found;
 }
 
+/* Rank 1's long reply to rank 0 (tag 6, N bytes of pattern `seed`): the
+ * message the predictor expects in every section after the first. */
+static void reply(unsigned char *buf, int seed)
+{
+    mt_fill(buf, N, seed);
+    E(MPI_Send(buf, N, MPI_BYTE, 0, 6, MPI_COMM_WORLD));
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv);
@@ -102,8 +110,7 @@ int main(int argc, char **argv)
         }
         /* 3. arrives before its receive is posted */
         if (me == 1) {
-            mt_fill(buf, N, 33);
-            E(MPI_Send(buf, N, MPI_BYTE, 0, 6, MPI_COMM_WORLD));
+            reply(buf, 33);
         } else {
             /* Progress without the receive posted (a probe of another tag),
              * so that the message is buffered as unexpected when it comes. */
@@ -119,8 +126,7 @@ int main(int argc, char **argv)
         }
         /* 4. probe */
         if (me == 1) {
-            mt_fill(buf, N, 44);
-            E(MPI_Send(buf, N, MPI_BYTE, 0, 6, MPI_COMM_WORLD));
+            reply(buf, 44);
         } else {
             E(MPI_Probe(1, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
             E(MPI_Get_count(&st, MPI_BYTE, &count));
@@ -132,10 +138,8 @@ int main(int argc, char **argv)
         }
         /* 5. a receive too small */
         if (me == 1) {
-            mt_fill(buf, N, 55);
-            E(MPI_Send(buf, N, MPI_BYTE, 0, 6, MPI_COMM_WORLD));
-            mt_fill(buf, N, 56);
-            E(MPI_Send(buf, N, MPI_BYTE, 0, 6, MPI_COMM_WORLD));
+            reply(buf, 55);
+            reply(buf, 56);
         } else {
             E(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
             memset(big, 0, N);
@@ -149,8 +153,7 @@ int main(int argc, char **argv)
         }
         /* 6. wildcard receive */
         if (me == 1) {
-            mt_fill(buf, N, 66);
-            E(MPI_Send(buf, N, MPI_BYTE, 0, 6, MPI_COMM_WORLD));
+            reply(buf, 66);
         } else {
             memset(buf, 0, N);
             E(MPI_Recv(buf, N, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
