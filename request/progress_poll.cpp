@@ -116,6 +116,7 @@ void EngineImpl::wait_until(const std::function<bool()>& done) {
   // transport is a fraction of a microsecond, and so is a clock read here.
   unsigned idle_rounds = 0;
   bool fresh = true;  // idle_since is to be (re)set at the next clock read
+  bool predicted = false;  // predict_posted ran in this idle stretch
   for (;;) {
     bool worked = progress();
     if (done()) return;
@@ -128,10 +129,19 @@ void EngineImpl::wait_until(const std::function<bool()>& done) {
     }
     if (worked) {
       fresh = true;
+      predicted = false;
       idle_rounds = 0;
       sleeping = false;
       poll_slice = min_poll_slice;
       continue;
+    }
+    if (!predicted && predict_method_ != predict::Method::off &&
+        (yield_ || (idle_rounds & 15) == 15)) [[unlikely]] {
+      // Idle: predict what the posted receives will get (request/predict.hpp).
+      // With more ranks than cores, before the first yield (which may
+      // last until the message is here); else after 16 idle rounds.
+      predicted = true;
+      predict_posted();
     }
     if (yield_ && !sleeping) {
       // More ranks than cores: the rank we wait for may need this core.
@@ -147,8 +157,6 @@ void EngineImpl::wait_until(const std::function<bool()>& done) {
     if (fresh) {
       idle_since = now;
       fresh = false;
-      // Idle: predict what the posted receives will get (request/predict.hpp).
-      if (predict_method_ != predict::Method::off) predict_posted();
     }
     const auto idle = now - idle_since;
     if (!sleeping && idle < spin) continue;
