@@ -238,8 +238,9 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
   void check_eager_size(int world, const p2p::Frame& h, std::size_t payload_size) const;
   // Receive-message prediction (request/predict.hpp): a message arrived on
   // its stream (compared with the stream's pending prediction, then
-  // recorded); a wait went idle (a prediction for the stream of every posted
-  // receive that names its source and has none pending).
+  // recorded; the first max_predicted_streams streams are followed); a wait
+  // went idle (a prediction for the stream of every posted receive that
+  // names its source and has none pending).
   void observe_arrival(int world, const frame::Envelope& envelope, std::uint64_t size, frame::Kind kind);
   void predict_posted();
   // A credit (p2p/frame.hpp) for the sender `world`'s next message on a
@@ -325,6 +326,10 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
   }
   std::uint64_t credit_limit_ = 0;  // the largest message a credit lets come eagerly
   std::unordered_map<std::uint64_t, PredictedStream> predicted_;
+  // Bounds: a periodic stream keeps 8 KiB of history (2 MiB for all); an
+  // idle stretch looks at the first posted receives only.
+  static constexpr std::size_t max_predicted_streams = 256;
+  static constexpr std::size_t max_predicted_receives = 64;
   std::unordered_map<std::uint64_t, PointRequest*> by_id_;
   std::uint64_t next_id_ = 1;
   // Sends waiting for a cancel_reply, by the message id the request names.

@@ -450,12 +450,19 @@ std::uint64_t stream_key(std::uint32_t context, int source) {
 }  // namespace
 
 void EngineImpl::observe_arrival(int world, const frame::Envelope& envelope, std::uint64_t size, frame::Kind kind) {
-  auto [it, created] = predicted_.try_emplace(stream_key(envelope.context, envelope.source), predict_method_);
+  const std::uint64_t key = stream_key(envelope.context, envelope.source);
+  auto it = predicted_.find(key);
+  if (it == predicted_.end()) {
+    // The first max_predicted_streams streams are followed, from their first
+    // message (the credit helps a sender whose receiver never waits).
+    if (predicted_.size() >= max_predicted_streams) return;
+    it = predicted_.try_emplace(key, predict_method_).first;
+  }
   PredictedStream& s = it->second;
   // A long message is a long one however it came (rts, or eager or
   // synchronous eager on a credit).
   if (kind != frame::Kind::rts && size >= peer(world).threshold) kind = frame::Kind::rts;
-  const predict::Header header{envelope.tag, size, static_cast<std::uint8_t>(kind)};
+  const predict::Header header{size, envelope.tag, static_cast<std::uint8_t>(kind)};
   if (s.pending) {
     stats::bump(*s.pending == header ? stats::predict_hits : stats::predict_misses);
     s.pending.reset();
@@ -498,10 +505,11 @@ bool EngineImpl::use_credit(Peer& p, std::uint32_t context, int tag, std::size_t
 
 void EngineImpl::predict_posted() {
   stats::bump(stats::predict_idle_waits);
-  queues_.for_each_posted([this](PointRequest* r) {
-    if (r->peer == MPI_ANY_SOURCE) return;
+  std::size_t looked_at = 0;
+  queues_.for_each_posted([this, &looked_at](PointRequest* r) {
+    if (r->peer == MPI_ANY_SOURCE || ++looked_at > max_predicted_receives) return;
     auto it = predicted_.find(stream_key(r->context, r->peer));
-    if (it == predicted_.end() || it->second.pending) return;  // nothing seen yet, or predicted already
+    if (it == predicted_.end() || it->second.pending) return;  // nothing seen (or followed), or predicted already
     std::optional<predict::Header> next = it->second.stream.predict();
     if (!next) return;
     if (credits_ && !it->second.credited && r->peer_world >= 0 &&

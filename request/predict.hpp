@@ -48,18 +48,20 @@ bool credits_enabled();
 std::uint64_t credit_limit();
 
 struct Header {
-  std::int32_t tag = 0;
   std::uint64_t size = 0;
+  std::int32_t tag = 0;
   std::uint8_t kind = 0;  // p2p::frame::Kind
   bool operator==(const Header&) const = default;
 };
+static_assert(sizeof(Header) == 16);
 
 // One stream's history and its predictor.
 class Stream {
  public:
-  static constexpr std::size_t window = 1024;     // headers kept (periodic)
   static constexpr std::size_t max_period = 256;  // longest period looked for
-  static constexpr std::size_t markov_states = 4096;  // the chain's table is cleared beyond
+  // Headers kept (periodic): a period P is seen over 2 max(P, 8) of them.
+  static constexpr std::size_t window = 2 * max_period;
+  static constexpr std::size_t markov_states = 256;  // the chain's table is cleared beyond
   static constexpr std::uint32_t markov_cap = 8;       // a successor's count saturates here
 
   explicit Stream(Method method) : method_(method) {}

@@ -40,7 +40,7 @@ Score run(Method method, const std::vector<Header>& sequence, std::size_t from =
   return s;
 }
 
-Header h(std::int32_t tag, std::uint64_t size, std::uint8_t kind = 1) { return Header{tag, size, kind}; }
+Header h(std::int32_t tag, std::uint64_t size, std::uint8_t kind = 1) { return Header{size, tag, kind}; }
 
 std::vector<Header> repeat(const std::vector<Header>& cycle, int times) {
   std::vector<Header> out;
