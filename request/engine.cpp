@@ -85,9 +85,10 @@ EngineImpl::EngineImpl(int world_rank, int world_size, std::uint64_t job_cookie,
   rsize_ = options.rsize ? *options.rsize : conf::checked(rsize_param);
   spin_ = options.spin ? *options.spin : conf::checked(spin_param);
   proto_info_ = conf::checked(proto_info_param);
-  predict_method_ = predict::configured_method();
+  predict_method_ = options.predict ? *options.predict : predict::configured_method();
   credits_ = predict_method_ != predict::Method::off && predict::credits_enabled();
-  credit_limit_ = predict::credit_limit();
+  credit_limit_ = options.credit_limit ? *options.credit_limit : predict::credit_limit();
+  credit_rate_ = options.credit_rate ? *options.credit_rate : predict::credit_rate();
   yield_ = mode_ == p2p::ProgressMode::poll && (options.yield ? *options.yield : yield_when_idle_setting());
   if (yield_ && !options.spin) spin_ = conf::checked(yield_spin_param);
   if (mode_ == p2p::ProgressMode::thread && (options.yield ? *options.yield : yield_when_idle_setting()))

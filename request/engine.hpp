@@ -45,6 +45,9 @@ struct EngineOptions {
   std::optional<std::int64_t> spin;  // microseconds
   std::optional<p2p::ProgressMode> progress;  // unset: progress.mode
   std::optional<bool> yield;  // unset: progress.yield
+  std::optional<predict::Method> predict;  // unset: request.predict
+  std::optional<std::uint64_t> credit_limit;  // unset: request.predict_credit_limit
+  std::optional<double> credit_rate;          // unset: request.predict_credit_rate
   // A multi-cluster job's IMPI start-up (not an override: passed on to the transports).
   std::shared_ptr<const impi::Startup> impi{};
 };
@@ -159,9 +162,12 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
       std::uint64_t bytes = 0;
     };
     std::vector<Credit> credits;
-    // With credits on: the least time from rts to cts of our rendezvous
-    // sends to this peer (seconds), the round trip a credit saves.
+    // With credits on: the least round trip of a rendezvous with this peer
+    // (seconds): rts to cts of our sends, cts to data of our receives; the
+    // time a credit saves.  Before one is seen, twice the transport's
+    // declared latency.
     double handshake = 0;
+    double declared_handshake = 0;
   };
   struct MessageSlot {
     std::unique_ptr<UnexpectedMessage> message;
@@ -321,6 +327,7 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
   // Bytes of messages sent on our credits that wait unmatched (buffered):
   // no credit is given while they and it would exceed credit_limit_.
   std::uint64_t credited_unexpected_ = 0;
+  double credit_rate_ = 0;  // request.predict_credit_rate
   void unexpected_taken(const UnexpectedMessage& m) noexcept {
     if (m.flags & frame::flag_credited) credited_unexpected_ -= std::min<std::uint64_t>(credited_unexpected_, m.size);
   }

@@ -239,6 +239,7 @@ void EngineImpl::accept_rendezvous(PointRequest* r, int sender_world, std::uint6
   if (r->expected > 0) register_id(r);
   p2p::Frame cts = p2p::Frame::cts(sender_id, r->expected > 0 ? r->id : 0, r->expected);
   cts.waited_us = static_cast<std::uint32_t>(std::clamp(waited * 1e6, 0.0, 4294967295.0));
+  if (credits_ && r->expected > prefix) r->handshake_started_at = steady_seconds();
   send_frame(sender_world, cts, {}, nullptr);
   if (r->expected == 0) complete_recv(r);
 }
@@ -290,13 +291,13 @@ p2p::Placement EngineImpl::on_frame_begin(int world, const p2p::Frame& h, std::s
       PointRequest* s = by_id(h.sender_id, kind, world);
       unregister_id(s);
       s->awaiting_cts = false;
-      if (s->rts_sent_at > 0) [[unlikely]] {
+      if (s->handshake_started_at > 0) [[unlikely]] {
         Peer& p = peer(world);
         // The round trip: the time to the cts less what the rts waited there
         // for its receive (the program's, not the protocol's); the least seen.
-        const double trip = std::max(0.0, steady_seconds() - s->rts_sent_at - h.waited_us * 1e-6);
+        const double trip = std::max(0.0, steady_seconds() - s->handshake_started_at - h.waited_us * 1e-6);
         if (p.handshake == 0 || trip < p.handshake) p.handshake = trip;
-        s->rts_sent_at = 0;
+        s->handshake_started_at = 0;
       }
       for (std::size_t offset = s->rts_prefix; offset < h.accepted;) {
         std::size_t n = std::min<std::size_t>(peer(world).max_fragment, h.accepted - offset);
@@ -312,6 +313,13 @@ p2p::Placement EngineImpl::on_frame_begin(int world, const p2p::Frame& h, std::s
         throw MpiError(MPI_ERR_INTERN, fmt::format("rank {}: data from rank {} at {}+{} beyond the {} bytes accepted",
                                                    rank_, world, h.offset, payload_size, r->expected));
       r->fragment_offset = h.offset;
+      if (r->handshake_started_at > 0) [[unlikely]] {
+        // cts to the first data: the round trip a credit would have saved.
+        const double trip = steady_seconds() - r->handshake_started_at;
+        Peer& p = peer(world);
+        if (p.handshake == 0 || trip < p.handshake) p.handshake = trip;
+        r->handshake_started_at = 0;
+      }
       p2p::Placement placement;
       placement.token = make_token(r, token_data);
       if (r->direct && payload_size > 0 && h.offset + payload_size <= r->capacity)
@@ -490,6 +498,10 @@ void EngineImpl::grant_credit(int world, std::uint32_t context, const predict::H
   if (p.native_rendezvous || p.external32 || p.native_only || next.size < p.threshold ||
       next.size > p.max_frame_payload)
     return;
+  // Worth it only while the round trip saved outweighs what an eager copy of
+  // the message may cost more than the rendezvous (request/README.md).
+  const double trip = p.handshake > 0 ? p.handshake : p.declared_handshake;
+  if (static_cast<double>(next.size) > trip * credit_rate_) return;
   send_frame(world, p2p::Frame::credit(context, next.tag, next.size), {}, nullptr);
   stats::bump(stats::predict_credits);
 }

@@ -138,7 +138,7 @@ void EngineImpl::start_send(PointRequest* s) {
     h.kind = frame::Kind::rts;
     h.sender_id = s->id;
     s->awaiting_cts = true;
-    if (credits_) s->rts_sent_at = steady_seconds();
+    if (credits_) s->handshake_started_at = steady_seconds();
     register_id(s);
   }
   std::span<const std::byte> payload;

@@ -31,7 +31,20 @@ const conf::Param<std::int64_t> credit_limit_param{
     "larger)",
     conf::Level::tuner};
 
+const conf::Param<double> credit_rate_param{
+    "request.predict_credit_rate", 4e9, "bytes/s",
+    "a credit (request.predict_credits) is given only for a message of at most this many bytes per second of the "
+    "rendezvous round trip it saves (the least measured with that peer, else twice the transport's declared "
+    "latency): an eager message may cost one copy more than the rendezvous (buffered when it comes before its "
+    "receive, or through a shared-memory ring instead of a single copy), about a copy's rate",
+    conf::Level::tuner};
+
 }  // namespace
+
+double credit_rate() {
+  static const double value = std::max(0.0, conf::checked(credit_rate_param));
+  return value;
+}
 
 bool credits_enabled() {
   static const bool value = conf::checked(credits_param);

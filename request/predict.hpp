@@ -46,6 +46,9 @@ Method configured_method();
 // send it eagerly; request.predict_credit_limit, the largest such message.
 bool credits_enabled();
 std::uint64_t credit_limit();
+// request.predict_credit_rate: bytes a credit may carry per second of the
+// round trip it saves.
+double credit_rate();
 
 struct Header {
   std::uint64_t size = 0;

@@ -98,9 +98,10 @@ struct PointRequest : Request {
   bool awaiting_cts = false;
   bool awaiting_ack = false;
   std::size_t rts_prefix = 0;            // bytes sent with the rts (Capabilities::rts_prefix)
-  // When the rts left (steady clock, seconds), with prediction's credits on:
-  // the cts's round trip is what a credit saves (Peer::handshake).
-  double rts_sent_at = 0;
+  // With prediction's credits on (steady clock, seconds): when a send's rts
+  // or a receive's cts left; the round trip to the cts, or to the data, is
+  // what a credit saves (Peer::handshake).
+  double handshake_started_at = 0;
   bool internal = false;                 // created by the engine (buffered copy); released at completion
   core::Comm* held_comm = nullptr;       // core::comm_hold'ed (released by release(); lives until then)
   std::optional<std::size_t> bsend_block;  // offset of its block in the attached buffer
