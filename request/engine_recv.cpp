@@ -529,8 +529,6 @@ void EngineImpl::predict_posted() {
       it->second.credited = true;
       grant_credit(r->peer_world, r->context, *next);
     }
-    // The fields the receive names are taken as given (the paper's rule).
-    if (r->tag != MPI_ANY_TAG) next->tag = r->tag;
     it->second.pending = next;
     stats::bump(stats::predict_predictions);
   });

@@ -15,7 +15,7 @@ const conf::ChoiceParam predict_param{
     "receive-message prediction: while a receive waits idle, predict the next message's header on each stream "
     "(communicator, source) waited on and compare it when the message comes (MPI_T pvars request.predict.*): off; "
     "last = the previous header; markov = the header that most often followed the previous one; periodic = the "
-    "header one period ago, when the stream's recent headers repeat",
+    "header that followed the longest earlier match of the stream's recent headers (a period)",
     conf::Level::tuner};
 
 const conf::Param<bool> credits_param{
@@ -124,13 +124,15 @@ void Stream::observe(const Header& h) {
   period_checked_ = false;
 }
 
-// Whether the last max(p, 8) headers each equal the one p before.
-bool Stream::repeats_with(std::size_t p) const noexcept {
-  const std::size_t span = p < 8 ? 8 : p;
-  if (count_ < span + p || span + p > window) return false;
-  for (std::size_t k = 1; k <= span; ++k)
-    if (!(back(k) == back(k + p))) return false;
-  return true;
+// How many of the last headers (up to `cap`) each equal the one p before:
+// the length of the context that matches p headers back.
+std::size_t Stream::agreement(std::size_t p, std::size_t cap) const noexcept {
+  const std::size_t seen = static_cast<std::size_t>(std::min<std::uint64_t>(count_, window));
+  if (p >= seen) return 0;
+  const std::size_t most = std::min(cap, seen - p);
+  std::size_t k = 0;
+  while (k < most && back(k + 1) == back(k + 1 + p)) ++k;
+  return k;
 }
 
 std::optional<Header> Stream::predict_markov() const {
@@ -158,14 +160,25 @@ std::optional<Header> Stream::peek() const {
 }
 
 std::optional<Header> Stream::predict() {
-  if (method_ == Method::periodic && period_ == 0 && !period_checked_) {
+  if (method_ == Method::periodic && !period_checked_) {
+    // The longest match: the distance p (up to max_period) whose context
+    // (the headers before, each equal to the one p before it) is the
+    // longest, the nearest on a tie, at least min_context long.  Inside an
+    // iteration a run of equal headers matches at short distances; once
+    // the history holds a whole iteration, the iteration's length matches
+    // longer and predicts the run's end.  Search cost: at most max_period
+    // x max_context comparisons, once per arrival, in idle time.
     period_checked_ = true;
+    std::size_t best = 0, best_length = min_context - 1;
     for (std::size_t p = 1; p <= max_period; ++p) {
-      if (repeats_with(p)) {
-        period_ = p;
-        break;
+      const std::size_t length = agreement(p, max_context);
+      if (length > best_length) {
+        best = p;
+        best_length = length;
+        if (length == max_context) break;
       }
     }
+    period_ = best;
   }
   return peek();
 }

@@ -16,15 +16,24 @@
 //             second: two successors per header with counts saturating at
 //             markov_cap, so that a changed pattern takes over; the most
 //             recent on a tie);
-//   periodic  the header one period ago, the period being the shortest P
-//             (up to max_period) over which the stream's last max(P, 8)
-//             headers repeated; no prediction while none is found.  The
-//             collectives and halo exchanges inside an iteration make the
-//             per-stream sequence periodic even where the next header
-//             differs from the last (MG's sizes by grid level).
+//   periodic  the longest match: the header p back, p (up to max_period)
+//             being the distance at which the longest context of recent
+//             headers repeats (at least min_context of them; the nearest on
+//             a tie); no prediction while none is found.  The collectives
+//             and halo exchanges inside an iteration make the per-stream
+//             sequence periodic even where the next header differs from
+//             the last (MG's sizes by grid level); inside an iteration a run
+//             of equal headers matches at short distances, and once the
+//             history holds a whole iteration its length matches longer and
+//             predicts the run's end.
+//
+// The header predicted is the stream's next, tag included, whatever the
+// receive waited on names: several receives of one stream are often posted
+// at once (NAS MG posts one per direction; filling in the waited receive's
+// tag, the paper's rule, made half its predictions wrong).
 //
 // observe() costs O(1) on the message path; predict() may scan the history
-// (the periodic search, O(max_period x window) at worst) and runs in the
+// (the periodic search, O(max_period x max_context) at worst) and runs in the
 // idle time of a wait.  Socket-free; tests/unit/test_request_predict.cpp.
 #pragma once
 #include <array>
@@ -62,8 +71,12 @@ static_assert(sizeof(Header) == 16);
 class Stream {
  public:
   static constexpr std::size_t max_period = 256;  // longest period looked for
-  // Headers kept (periodic): a period P is seen over 2 max(P, 8) of them.
-  static constexpr std::size_t window = 2 * max_period;
+  // periodic: a period is taken when at least min_context headers repeat at
+  // that distance; a context longer than max_context is not looked for.
+  static constexpr std::size_t min_context = 8;
+  static constexpr std::size_t max_context = 128;
+  // Headers kept (periodic): the longest period and its longest context.
+  static constexpr std::size_t window = max_period + max_context;
   static constexpr std::size_t markov_states = 256;  // the chain's table is cleared beyond
   static constexpr std::uint32_t markov_cap = 8;       // a successor's count saturates here
 
@@ -83,7 +96,7 @@ class Stream {
   const Header& back(std::size_t k) const noexcept {  // periodic; k = 1: the last header
     return history_[(count_ - k) % window];
   }
-  bool repeats_with(std::size_t p) const noexcept;
+  std::size_t agreement(std::size_t p, std::size_t cap) const noexcept;
   std::optional<Header> predict_markov() const;
 
   Method method_;

@@ -106,6 +106,21 @@ TEST_CASE("a long period of changing sizes (a multigrid cycle): periodic right a
   CHECK(markov.late_hits < markov.late_predictions * 9 / 10);
 }
 
+TEST_CASE("runs of equal headers inside an iteration: periodic predicts each run's end once it has seen one",
+          "[predict]") {
+  // 10 x A, 5 x B, 20 x C per iteration: the nearest match inside a run is
+  // one header back (wrong at its end), the longest one iteration back.
+  std::vector<Header> cycle;
+  for (int k = 0; k < 10; ++k) cycle.push_back(h(1, 64));
+  for (int k = 0; k < 5; ++k) cycle.push_back(h(2, 4096));
+  for (int k = 0; k < 20; ++k) cycle.push_back(h(3, 512));
+  auto seq = repeat(cycle, 20);
+  const int warm = 2 * 35;
+  Score periodic = run(Method::periodic, seq, warm);
+  CHECK(periodic.late_predictions == static_cast<int>(seq.size()) - warm);
+  CHECK(periodic.late_hits == periodic.late_predictions);
+}
+
 TEST_CASE("a random stream: periodic predicts rarely, never a false period for long", "[predict]") {
   std::mt19937 random(12345);
   std::vector<Header> seq;
