@@ -95,6 +95,12 @@ struct Capabilities {
   // few rounds instead of in every idle one.  A transport without an fd
   // (can_block false) is always treated so.
   bool polled = false;
+  // Whether a receiver may let a predicted long message come eagerly
+  // (request/'s prediction credits, request/README.md): false where an
+  // eager long message costs more than the rendezvous round trip it saves
+  // (shm: its rendezvous moves the data in one copy, its eager path in two,
+  // through a ring both processes must serve).
+  bool eager_credits = true;
   // How messages from the eager/rendezvous switch on travel (see Rendezvous).
   Rendezvous rendezvous = Rendezvous::generic;
   // Generic rendezvous: the rts carries the message's first rts_prefix bytes

@@ -147,6 +147,7 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
     // (choose_representation).
     bool native_only = false;
     bool native_rendezvous = false;  // Capabilities::rendezvous is Rendezvous::native
+    bool eager_credits = true;       // Capabilities::eager_credits
     std::size_t rts_prefix = 0;      // Capabilities::rts_prefix (max_fragment with a native rendezvous)
     std::size_t copies_up_to = 0;  // Capabilities::copies_up_to
     // send_now sends messages of fewer bytes than this (eager, copied by
@@ -164,10 +165,18 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
     std::vector<Credit> credits;
     // With credits on: the least round trip of a rendezvous with this peer
     // (seconds): rts to cts of our sends, cts to data of our receives; the
-    // time a credit saves.  Before one is seen, twice the transport's
-    // declared latency.
+    // time a credit saves.  Before trusted_handshakes are seen, twice the
+    // transport's declared latency.
     double handshake = 0;
     double declared_handshake = 0;
+    // The least of one sample can be a round trip that waited for a busy
+    // peer (milliseconds): credits use the measurement from this many on.
+    static constexpr unsigned trusted_handshakes = 8;
+    unsigned handshake_samples = 0;
+    void observe_handshake(double trip) {
+      if (handshake_samples == 0 || trip < handshake) handshake = trip;
+      if (handshake_samples < trusted_handshakes) ++handshake_samples;
+    }
   };
   struct MessageSlot {
     std::unique_ptr<UnexpectedMessage> message;

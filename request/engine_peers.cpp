@@ -79,6 +79,7 @@ void EngineImpl::select_transport(int world, Peer& p) {
   p.rts_prefix = p.native_rendezvous ? p.max_fragment : std::min(best_caps.rts_prefix, p.max_fragment);
   p.copies_up_to = best_caps.copies_up_to;
   p.declared_handshake = 2e-6 * best_caps.latency_us;
+  p.eager_credits = best_caps.eager_credits;
   const char* why;
   if (p.native_rendezvous) {
     p.threshold = best_caps.eager_limit;

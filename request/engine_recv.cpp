@@ -296,7 +296,7 @@ p2p::Placement EngineImpl::on_frame_begin(int world, const p2p::Frame& h, std::s
         // The round trip: the time to the cts less what the rts waited there
         // for its receive (the program's, not the protocol's); the least seen.
         const double trip = std::max(0.0, steady_seconds() - s->handshake_started_at - h.waited_us * 1e-6);
-        if (p.handshake == 0 || trip < p.handshake) p.handshake = trip;
+        p.observe_handshake(trip);
         s->handshake_started_at = 0;
       }
       for (std::size_t offset = s->rts_prefix; offset < h.accepted;) {
@@ -317,7 +317,7 @@ p2p::Placement EngineImpl::on_frame_begin(int world, const p2p::Frame& h, std::s
         // cts to the first data: the round trip a credit would have saved.
         const double trip = steady_seconds() - r->handshake_started_at;
         Peer& p = peer(world);
-        if (p.handshake == 0 || trip < p.handshake) p.handshake = trip;
+        p.observe_handshake(trip);
         r->handshake_started_at = 0;
       }
       p2p::Placement placement;
@@ -495,12 +495,12 @@ void EngineImpl::grant_credit(int world, std::uint32_t context, const predict::H
   // credits while those waiting unmatched and this one would pass the limit.
   if (world == rank_ || shut_down_ || credited_unexpected_ + next.size > credit_limit_) return;
   Peer& p = peer(world);
-  if (p.native_rendezvous || p.external32 || p.native_only || next.size < p.threshold ||
+  if (!p.eager_credits || p.native_rendezvous || p.external32 || p.native_only || next.size < p.threshold ||
       next.size > p.max_frame_payload)
     return;
   // Worth it only while the round trip saved outweighs what an eager copy of
   // the message may cost more than the rendezvous (request/README.md).
-  const double trip = p.handshake > 0 ? p.handshake : p.declared_handshake;
+  const double trip = p.handshake_samples >= Peer::trusted_handshakes ? p.handshake : p.declared_handshake;
   if (static_cast<double>(next.size) > trip * credit_rate_) return;
   send_frame(world, p2p::Frame::credit(context, next.tag, next.size), {}, nullptr);
   stats::bump(stats::predict_credits);
