@@ -72,6 +72,8 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# The mpcxx layer's headers (<program>.cpp are compiled against them).
+MPCXX_INCLUDE = os.path.join(os.path.dirname(os.path.dirname(HERE)), "mpcxx", "include")
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 DEFAULT_TIMEOUT = 20.0
 MARKER = "GRIDMPI_MPITEST_RUN"
@@ -80,6 +82,8 @@ IMPLS = {
     "openmpi": ("mpicc.openmpi", "mpirun.openmpi", "--oversubscribe --allow-run-as-root"),
     "mpich": ("mpicc.mpich", "mpirun.mpich", ""),
 }
+# Their C++ wrappers, for <program>.cpp.
+CXX_IMPLS = {"openmpi": "mpicxx.openmpi", "mpich": "mpicxx.mpich"}
 # Fortran wrappers (mpif77, mpif90) of the same implementations.
 FORTRAN_IMPLS = {
     "openmpi": ("mpif77.openmpi", "mpif90.openmpi"),
@@ -366,10 +370,12 @@ def run_with_timeout(cmd, env, cwd, timeout, log_path, token=None):
 # ---------------------------------------------------------------- compiling
 
 class Compiler:
-    def __init__(self, mpicc, cflags, work_dir, source_dir, fortran=None):
+    def __init__(self, mpicc, cflags, work_dir, source_dir, fortran=None, cxx=None):
         self.source_dir = source_dir
         self.mpicc = mpicc
         self.cflags = cflags
+        # (mpicxx, cxxflags) for <program>.cpp
+        self.cxx = cxx
         # {".f": (mpif77, fflags), ".f90": (mpif90, fflags)}
         self.fortran = fortran or {}
         self.work_dir = work_dir
@@ -387,6 +393,8 @@ class Compiler:
         for ext, (fc, fflags) in self.fortran.items():
             if not os.path.exists(src) and os.path.exists(os.path.join(self.source_dir, program + ext)):
                 src, compiler, flags = os.path.join(self.source_dir, program + ext), fc, fflags
+        if not os.path.exists(src) and self.cxx and os.path.exists(os.path.join(self.source_dir, program + ".cpp")):
+            src, (compiler, flags) = os.path.join(self.source_dir, program + ".cpp"), self.cxx
         exe = os.path.join(self.work_dir, program)
         if not os.path.exists(src):
             res = (None, "no source file %s (nor .f, .f90)" % src)
@@ -395,6 +403,9 @@ class Compiler:
                                                    src, "-lm"]
             stamp_text = " ".join(cmd)
             deps = [src] + glob.glob(os.path.join(self.source_dir, "*.h")) + glob.glob(os.path.join(HERE, "*.h"))
+            if src.endswith(".cpp"):
+                deps += glob.glob(os.path.join(MPCXX_INCLUDE, "*.hpp")) + \
+                    glob.glob(os.path.join(MPCXX_INCLUDE, "mpcxx", "*.hpp"))
             # The MPI's own headers (next to its wrapper, as in our build
             # tree): a changed mpi.h must rebuild every program.
             word = shlex.split(compiler)[0]
@@ -535,6 +546,9 @@ def main():
     p.add_argument("--mpirun", help="launcher (default: <build-dir>/bin/mpirun)")
     p.add_argument("--mpif77", help="Fortran 77 wrapper for <program>.f (default: mpif77 next to mpicc)")
     p.add_argument("--mpif90", help="Fortran 90 wrapper for <program>.f90 (default: mpif90 next to mpicc)")
+    p.add_argument("--mpicxx", help="C++ wrapper for <program>.cpp (default: mpic++ next to mpicc)")
+    p.add_argument("--cxxflags", default="-g -O1 -Wall -std=c++20 -pthread",
+                   help="flags for the C++ wrapper (the mpcxx headers' directory is added)")
     # gfortran >= 10 rejects a choice buffer passed with two types in one file
     # unless told otherwise (Open MPI's wrappers do not say it; ours and MPICH's do).
     p.add_argument("--fflags", default="-g -O1 -fallow-argument-mismatch",
@@ -585,6 +599,7 @@ def main():
         mpirun_args = margs
         args.mpif77 = args.mpif77 or FORTRAN_IMPLS[args.impl][0]
         args.mpif90 = args.mpif90 or FORTRAN_IMPLS[args.impl][1]
+        args.mpicxx = args.mpicxx or CXX_IMPLS[args.impl]
     if not args.mpicc or not args.mpirun:
         build = args.build_dir or find_default_build()
         args.mpicc = args.mpicc or os.path.join(build, "bin", "mpicc")
@@ -601,6 +616,10 @@ def main():
 
     args.mpicc = absolute(args.mpicc)
     args.mpirun = absolute(args.mpirun)
+    if not args.mpicxx:
+        words = shlex.split(args.mpicc)
+        words[0] = os.path.join(os.path.dirname(words[0]), "mpic++")
+        args.mpicxx = " ".join(shlex.quote(w) for w in words)
     if args.clusters:
         bindir = os.path.dirname(shlex.split(args.mpirun)[0])
         words = [sys.executable, os.path.join(REPO, "tests", "impi", "multicluster"), "--bin", bindir,
@@ -686,7 +705,8 @@ def main():
           % (len(runs), args.mpicc, args.mpirun, args.mpirun_args, args.work_dir), flush=True)
     fflags = shlex.split(args.fflags)
     compiler = Compiler(args.mpicc, shlex.split(args.cflags), args.work_dir, os.path.abspath(args.source_dir),
-                        {".f": (args.mpif77, fflags), ".f90": (args.mpif90, fflags)})
+                        {".f": (args.mpif77, fflags), ".f90": (args.mpif90, fflags)},
+                        (args.mpicxx, shlex.split(args.cxxflags) + ["-I", MPCXX_INCLUDE]))
     out_lock = threading.Lock()
     width = max(len(r.id) for r in runs)
 
