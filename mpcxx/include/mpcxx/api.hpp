@@ -212,7 +212,7 @@ class Sync {
   Sync(const Sync&) = delete;
   Sync& operator=(const Sync&) = delete;
   ~Sync() {
-    if (global_) Runtime::get().remove_object(global_);
+    if (Runtime* rt = Runtime::current(); rt && global_) rt->remove_object(global_);
   }
 
   void write(T value) { q_.push_back(Item{std::move(value), {}}); }
@@ -415,7 +415,7 @@ class Global {
   }
   explicit Global(T& object) : Global(&object, 1) {}
   ~Global() {
-    if (id_) Runtime::get().remove_object(id_);
+    if (Runtime* rt = Runtime::current(); rt && id_) rt->remove_object(id_);
   }
   Global(const Global&) = delete;
   Global& operator=(const Global&) = delete;

@@ -230,6 +230,9 @@ class Runtime {
     return *instance_;
   }
 
+  // The runtime, or null outside one (for destructors that may outlive it).
+  static Runtime* current() noexcept { return instance_; }
+
   int node() const noexcept { return rank_; }
   int nodes() const noexcept { return size_; }
   MPI_Comm collective_comm() const noexcept { return coll_; }
