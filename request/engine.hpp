@@ -342,8 +342,8 @@ class EngineImpl final : public Engine, public p2p::FrameSink, public p2p::Event
   }
   std::uint64_t credit_limit_ = 0;  // the largest message a credit lets come eagerly
   std::unordered_map<std::uint64_t, PredictedStream> predicted_;
-  // Bounds: a periodic stream keeps 8 KiB of history (2 MiB for all); an
-  // idle stretch looks at the first posted receives only.
+  // Bounds: a periodic stream keeps 6 KiB of history (1.5 MiB for all); an
+  // idle stretch predicts for the first posted receives only.
   static constexpr std::size_t max_predicted_streams = 256;
   static constexpr std::size_t max_predicted_receives = 64;
   std::unordered_map<std::uint64_t, PointRequest*> by_id_;

@@ -609,10 +609,10 @@ Capabilities ShmTransport::capabilities() const {
   caps.latency_us = declared_latency_us;
   caps.bandwidth_bytes_per_s = declared_bandwidth;
   caps.can_block = true;  // the doorbell is an eventfd in the shared io_context
-  caps.polled = true;
+  caps.polled = true;     // messages are found in the rings, not by epoll
   // IS class A on 4 processes: 1.2-2.4x slower with its long messages
   // through the ring on credits (request/README.md).
-  caps.eager_credits = false;     // messages are found in the rings, not by epoll
+  caps.eager_credits = false;
   caps.copies_up_to = options_.eager_limit;  // eager payloads are written into the ring
   return caps;
 }

@@ -50,12 +50,11 @@ struct Header {
   static constexpr std::size_t bytes = 56;
   void encode(std::byte* out) const {
     Writer w;
-    const std::uint8_t k = static_cast<std::uint8_t>(kind), pad8 = 0;
+    const std::uint8_t k = static_cast<std::uint8_t>(kind);
     const std::uint16_t pad16 = 0;
     const std::uint32_t pad32 = 0;
     w(k, flags, pad16, pad32, id, a, b, c, d, size);
     std::memcpy(out, w.bytes.data(), bytes);
-    (void)pad8;
   }
   static Header decode(const std::byte* in) {
     Reader r(in, bytes);
@@ -378,6 +377,8 @@ class Runtime {
   std::vector<std::byte> header_buffer_;
   std::vector<MPI_Request> requests_;
   std::vector<std::function<void(const MPI_Status&)>> handlers_;
+  std::vector<int> which_;          // poll()'s MPI_Testsome arrays
+  std::vector<MPI_Status> statuses_;
   std::unordered_map<std::uint64_t, std::shared_ptr<detail::CallState>> calls_;
   std::vector<std::shared_ptr<detail::CallState>> unacknowledged_;
   std::unordered_map<std::uint64_t, std::unique_ptr<detail::Object>> objects_;
@@ -438,15 +439,16 @@ inline std::shared_ptr<bool> Runtime::send(int node, detail::Header h, Writer&& 
 inline bool Runtime::poll() {
   if (requests_.empty()) return false;
   int count = 0;
-  std::vector<int> which(requests_.size());
-  std::vector<MPI_Status> statuses(requests_.size());
-  MPI_Testsome(static_cast<int>(requests_.size()), requests_.data(), &count, which.data(), statuses.data());
+  // Every wait calls this: its arrays are kept, not allocated per call.
+  which_.resize(requests_.size());
+  statuses_.resize(requests_.size());
+  MPI_Testsome(static_cast<int>(requests_.size()), requests_.data(), &count, which_.data(), statuses_.data());
   if (count <= 0) return false;
   // Handlers may add requests: take the finished ones out first.
   std::vector<std::pair<std::function<void(const MPI_Status&)>, MPI_Status>> finished;
   finished.reserve(static_cast<std::size_t>(count));
   for (int i = 0; i < count; ++i)
-    finished.emplace_back(std::move(handlers_[static_cast<std::size_t>(which[i])]), statuses[i]);
+    finished.emplace_back(std::move(handlers_[static_cast<std::size_t>(which_[i])]), statuses_[i]);
   std::size_t keep = 0;
   for (std::size_t i = 0; i < requests_.size(); ++i) {
     if (requests_[i] == MPI_REQUEST_NULL) continue;
